@@ -1,0 +1,325 @@
+/* hp_census: the work done at each completed collection (see hp_census.h).
+ *
+ * Owner context throughout: the caller holds the collector's allocation
+ * lock, the world is running (RECLAIM_END), and nothing here allocates from
+ * malloc or the GC heap. */
+#include "hp_census.h"
+#include "../preload/hp_real.h"
+#include "../preload/hp_runtime.h"
+#include "../preload/hp_shadow.h"
+#include "../preload/hp_stacks.h"
+#include "../hp_writer/hp_hpfile.h"
+#include "../hp_writer/hp_names.h"
+#include "../hp_writer/hp_prof.h"
+#include "../hp_writer/hp_symbols.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static hp_vec stats_vec;          /* hp_ccs_stats[ccs] */
+static uint32_t nstats;           /* entries in use */
+static hp_vec label_bytes_vec;    /* uint64_t[label] */
+static hp_vec sample_labels_vec;  /* const char *[] */
+static hp_vec sample_values_vec;  /* uint64_t[] */
+static hp_buf hp_out;             /* one .hp sample */
+static hp_buf msg;                /* a line for stderr */
+
+static _Atomic int output_role;   /* 1 while a census or the finisher writes */
+static int hp_fd = -1;
+static int output_failed;
+static int finished;
+static char date[64];
+
+/* Run figures (owner context). */
+static uint64_t collections, censuses, total_objects, total_bytes, total_requested,
+    total_survived, peak_bytes, peak_objects;
+static double peak_time, last_census_time;
+static double shadow_per_object;
+
+int hp_census_init(void)
+{
+    if (hp_vec_reserve(&stats_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&label_bytes_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&sample_labels_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&sample_values_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_buf_init(&hp_out, (size_t)1 << 32) != 0) return -1;
+    if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
+    if (hp_names_init(hp_rt.cfg.label_length) != 0) return -1;
+    if (hp_symbols_init() != 0 || hp_prof_init() != 0) return -1;
+    hp_hp_date(date, sizeof date, (long long)time(NULL));
+    return 0;
+}
+
+static hp_ccs_stats *stats_for(uint32_t ccs)
+{
+    if (ccs >= nstats) {
+        if (hp_vec_ensure(&stats_vec, (size_t)(ccs + 1) * sizeof(hp_ccs_stats)) != 0)
+            return NULL;
+        nstats = ccs + 1;   /* fresh pages are zero */
+    }
+    return &((hp_ccs_stats *)stats_vec.base)[ccs];
+}
+
+typedef struct sweep_ctx {
+    int census;
+    uint64_t live_bytes, live_objects;
+    uintptr_t page;         /* last heap page checked with GC_base */
+    int page_in_use;
+} sweep_ctx;
+
+static void visit(hp_rec *r, hp_event ev, void *arg)
+{
+    sweep_ctx *cx = arg;
+    hp_ccs_stats *st = stats_for(r->ccs);
+    if (!st) return;
+    switch (ev) {
+    case HP_EV_NEW:
+        st->objects++;
+        st->bytes += r->granted;
+        st->requested += r->req;
+        total_objects++;
+        total_bytes += r->granted;
+        total_requested += r->req;
+        break;
+    case HP_EV_SURVIVED:
+        if (r->age == 1) {
+            st->survived += r->granted;
+            total_survived += r->granted;
+        }
+        if (cx && cx->census) {
+            st->census += r->granted;
+            cx->live_bytes += r->granted;
+            cx->live_objects++;
+        }
+        break;
+    case HP_EV_DIED:
+    case HP_EV_FREED:
+        break;
+    }
+}
+
+/* Is the object at `base` live after this collection? The block may have
+ * been freed (and its header merged away) by this very collection's
+ * reclaim, where GC_is_marked would crash: GC_base says whether the page
+ * still holds a block in use, once per page. */
+static int is_live(uintptr_t base, void *arg)
+{
+    sweep_ctx *cx = arg;
+    uintptr_t page = base >> 12;
+    if (page != cx->page) {
+        cx->page = page;
+        cx->page_in_use = hp_real.GC_base((void *)base) != NULL;
+    }
+    if (!cx->page_in_use) return 0;
+    /* In a block in use, base is either still an object start with a valid
+     * mark bit, or (block reused) any granule, whose bit is then clear. */
+    return hp_real.GC_is_marked((void *)base) != 0;
+}
+
+static int take_output_role(void)
+{
+    int expect = 0;
+    return atomic_compare_exchange_strong(&output_role, &expect, 1);
+}
+
+static void release_output_role(void) { atomic_store(&output_role, 0); }
+
+static void open_hp_file(void)
+{
+    if (hp_fd >= 0 || output_failed || finished) return;
+    hp_fd = open(hp_rt.hp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (hp_fd < 0 || hp_hp_header(&hp_out, hp_fd, hp_rt.job, date) != 0) {
+        int err = errno;
+        hp_buf_reset(&msg);
+        hp_buf_str(&msg, "heapprof: cannot write the heap profile ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+        hp_buf_str(&msg, ": ");
+        hp_buf_str(&msg, strerror(err));
+        hp_buf_str(&msg, "; set HEAPPROF=...,out=PATH to a writable place");
+        hp_say(hp_buf_cstr(&msg));
+        if (hp_fd >= 0) close(hp_fd);
+        hp_fd = -1;
+        output_failed = 1;
+    }
+}
+
+static void write_sample(double t)
+{
+    uint32_t nlab = 0;
+    /* Fold stacks into labels (stacks with equal labels share a band). */
+    for (uint32_t c = 0; c < nstats; c++) {
+        hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[c];
+        if (!st->census) continue;
+        uint32_t l = hp_names_label_of(c);
+        if (l + 1 > nlab) nlab = l + 1;
+        if (hp_vec_ensure(&label_bytes_vec, (size_t)(hp_names_label_count() + 1) *
+                                                sizeof(uint64_t)) != 0)
+            return;
+        ((uint64_t *)label_bytes_vec.base)[l] += st->census;
+    }
+    uint32_t total_labels = hp_names_label_count();
+    if (hp_vec_ensure(&label_bytes_vec, (size_t)(total_labels + 1) * sizeof(uint64_t)) != 0 ||
+        hp_vec_ensure(&sample_labels_vec, (size_t)(total_labels + 1) * sizeof(char *)) != 0 ||
+        hp_vec_ensure(&sample_values_vec, (size_t)(total_labels + 1) * sizeof(uint64_t)) != 0)
+        return;
+    uint64_t *lb = (uint64_t *)label_bytes_vec.base;
+    const char **names = (const char **)sample_labels_vec.base;
+    uint64_t *values = (uint64_t *)sample_values_vec.base;
+    size_t n = 0;
+    for (uint32_t l = 0; l < total_labels; l++) {
+        if (!lb[l]) continue;
+        names[n] = hp_names_label(l);
+        values[n++] = lb[l];
+        lb[l] = 0;
+    }
+    open_hp_file();
+    if (hp_fd >= 0) hp_hp_sample(&hp_out, hp_fd, t, names, values, n);
+}
+
+void hp_census_on_collection(int force)
+{
+    uint64_t t0 = hp_mono_ns();
+    double now = hp_profile_seconds(t0);
+    collections++;
+    int census = force || hp_rt.cfg.interval <= 0 ||
+                 now - last_census_time >= hp_rt.cfg.interval || censuses == 0;
+    sweep_ctx cx = {0};
+    cx.census = census;
+    cx.page = UINTPTR_MAX;
+    hp_shadow_drain(visit, &cx);
+    hp_shadow_sweep(is_live, visit, &cx);
+    if (census) {
+        if (now < last_census_time) now = last_census_time;
+        last_census_time = now;
+        censuses++;
+        atomic_fetch_add(&hp_rt.period, 1);
+        int peak = cx.live_bytes > peak_bytes || censuses == 1;
+        if (peak) {
+            peak_bytes = cx.live_bytes;
+            peak_objects = cx.live_objects;
+            peak_time = now;
+            shadow_per_object = cx.live_objects
+                ? (double)hp_shadow_bytes() / (double)cx.live_objects : 0;
+        }
+        if (take_output_role()) {
+            write_sample(now);
+            release_output_role();
+        }
+        /* Reset the per-stack census counts (and keep the peak's). */
+        hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
+        for (uint32_t c = 0; c < nstats; c++) {
+            if (peak) st[c].at_peak = st[c].census;
+            st[c].census = 0;
+        }
+    }
+    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+}
+
+void hp_census_note_free(uintptr_t base)
+{
+    uint64_t t0 = hp_mono_ns();
+    hp_shadow_note_free(base, visit, NULL);
+    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+}
+
+double hp_census_last_time(void) { return last_census_time; }
+
+static void say_done(void)
+{
+    hp_buf_reset(&msg);
+    if (total_objects == 0) {
+        if (hp_rt.forked_child) return;
+        hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
+        hp_buf_str(&msg, hp_rt.program);
+        hp_buf_str(&msg, " (it does not use libgc, or links it statically); "
+                         "no profile written");
+    } else if (hp_fd == -1) {
+        hp_buf_str(&msg, "heapprof: no profile written for ");
+        hp_buf_str(&msg, hp_rt.program);
+    } else {
+        hp_buf_str(&msg, "heapprof: wrote ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+        hp_buf_str(&msg, " and ");
+        hp_buf_str(&msg, hp_rt.prof_path);
+        hp_buf_str(&msg, " (");
+        hp_buf_u64(&msg, censuses);
+        hp_buf_str(&msg, " censuses, peak ");
+        hp_buf_u64(&msg, peak_bytes);
+        hp_buf_str(&msg, " bytes live); view with: hp2ps -c ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+    }
+    hp_say(hp_buf_cstr(&msg));
+}
+
+void hp_census_finish(int from_signal)
+{
+    if (finished) return;
+    if (!take_output_role()) {
+        if (!from_signal) return;
+        /* A census is half-written on some thread: leave the files as they
+         * are (readable up to the last whole sample). */
+        return;
+    }
+    finished = 1;
+    hp_symbols_set_signal_context(from_signal);
+    double end = hp_profile_seconds(hp_mono_ns());
+    if (end < last_census_time) end = last_census_time;
+    if (total_objects > 0) {
+        open_hp_file();
+        if (hp_fd >= 0) {
+            hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
+            close(hp_fd);
+            hp_fd = -2;   /* closed after a complete profile */
+            int fd = open(hp_rt.prof_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                hp_prof_summary s = {0};
+                s.job = hp_rt.job;
+                s.date = date;
+                s.mode = hp_mode_name(hp_rt.cfg.mode);
+                s.unwind = hp_rt.cfg.unwind == HP_UNWIND_FP ? "fp" : "libunwind";
+                s.interval = hp_rt.cfg.interval;
+                s.depth = hp_rt.cfg.depth;
+                s.label_length = hp_rt.cfg.label_length;
+                s.pid = hp_rt.pid;
+                s.run_seconds = end;
+                s.profiler_seconds = (double)atomic_load(&hp_rt.excluded_ns) / 1e9;
+                s.peak_time = peak_time;
+                s.collections = collections;
+                s.censuses = censuses;
+                s.peak_bytes = peak_bytes;
+                s.peak_objects = peak_objects;
+                s.objects = total_objects;
+                s.bytes = total_bytes;
+                s.requested = total_requested;
+                s.survived = total_survived;
+                s.stacks = hp_stacks_count();
+                s.profiler_bytes = hp_mem_committed();
+                s.shadow_bytes_per_object = shadow_per_object;
+                s.note = from_signal ? "(the program was stopped by a signal: figures are "
+                                       "as of the last census)" : NULL;
+                hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
+                close(fd);
+            }
+        }
+    }
+    say_done();
+    release_output_role();
+}
+
+void hp_census_postfork_child(void)
+{
+    if (hp_fd >= 0) close(hp_fd);
+    hp_fd = -1;
+    output_failed = 0;
+    finished = 0;
+    atomic_store(&output_role, 0);
+    collections = censuses = total_objects = total_bytes = total_requested =
+        total_survived = peak_bytes = peak_objects = 0;
+    peak_time = last_census_time = 0;
+    hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
+    if (st) memset(st, 0, (size_t)nstats * sizeof *st);
+    hp_hp_date(date, sizeof date, (long long)time(NULL));
+}

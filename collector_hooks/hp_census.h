@@ -1,0 +1,32 @@
+/* hp_census: what happens at each completed collection, and at the end.
+ *
+ * All functions here run in the owner context: the caller holds the
+ * collector's allocation lock (a collection callback at RECLAIM_END, when
+ * the world has been restarted, or GC_call_with_alloc_lock). They never
+ * allocate from malloc or the GC heap and never call back into the
+ * collector except GC_base/GC_is_marked (lock-free reads).
+ *
+ * Output (the .hp and .prof files, name resolution) is done by whoever holds
+ * the output role, an atomic flag also taken by the SIGINT/SIGTERM path, so
+ * that a signal never interleaves with a census half-written. */
+#ifndef HP_CENSUS_H
+#define HP_CENSUS_H
+#include <stdint.h>
+
+int hp_census_init(void);
+/* A collection has completed (marks final, finalization done). Drains the
+ * logs, judges every record, and takes a census when one is due or
+ * `force` is set. */
+void hp_census_on_collection(int force);
+/* The program freed the object at `base` (caller holds the lock). */
+void hp_census_note_free(uintptr_t base);
+/* Seconds (profile clock) of the last census, or 0. */
+double hp_census_last_time(void);
+/* Finish the files: closing sample, .prof, and the line on stderr.
+ * `from_signal`: called from a SIGINT/SIGTERM handler (async-signal-safe
+ * path; skips output if a census is being written). */
+void hp_census_finish(int from_signal);
+/* After fork() in the child: new files, new clock, same records. */
+void hp_census_postfork_child(void);
+
+#endif

@@ -1,0 +1,134 @@
+/* hp_hooks: collection events, static-roots filter, forced collections
+ * (see hp_hooks.h). */
+#include "hp_hooks.h"
+#include "hp_census.h"
+#include "../preload/hp_real.h"
+#include "../preload/hp_runtime.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+static _Atomic(GC_on_collection_event_proc) program_event_cb;
+static _Atomic(GC_has_static_roots_func) program_roots_cb;
+static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
+static _Atomic int forcing;                /* a forced collection is running */
+static _Atomic int force_census;           /* the next collection takes a census */
+static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection */
+
+/* ---- Collector callback: runs on the collecting thread with the
+ * allocation lock held. For the THREAD_SUSPENDED / THREAD_UNSUSPENDED events
+ * and everything between PRE_STOP_WORLD and POST_START_WORLD the world is
+ * stopped: nothing here takes a lock or allocates. Only RECLAIM_END does
+ * work, and the world is running by then. ---- */
+static void hp_on_collection_event(GC_EventType ev)
+{
+    if (ev == GC_EVENT_RECLAIM_END)
+        hp_census_on_collection(atomic_exchange(&force_census, 0));
+    GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
+    if (fn) fn(ev);
+}
+
+/* Asked by the collector for each writable segment of each module at each
+ * collection (allocation lock held): heapprof's own data is never a root. */
+static int hp_has_static_roots(const char *name, void *start, size_t size)
+{
+    uintptr_t a = (uintptr_t)start;
+    if (a >= self_lo && a < self_hi) return 0;
+    GC_has_static_roots_func fn = atomic_load(&program_roots_cb);
+    return fn ? fn(name, start, size) : 1;
+}
+/* ---- end of collector-callback code ---- */
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t want = (uintptr_t)data;
+    if (info->dlpi_addr != want) return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    self_lo = lo;
+    self_hi = hi;
+    return 1;
+}
+
+void hp_hooks_install(void)
+{
+    Dl_info info;
+    if (dladdr((void *)hp_hooks_install, &info) && info.dli_fbase)
+        dl_iterate_phdr(find_self, info.dli_fbase);
+    GC_on_collection_event_proc prev = hp_real.GC_get_on_collection_event();
+    if (prev && prev != hp_on_collection_event) atomic_store(&program_event_cb, prev);
+    hp_real.GC_set_on_collection_event(hp_on_collection_event);
+    if (hp_real.GC_register_has_static_roots_callback)
+        hp_real.GC_register_has_static_roots_callback(hp_has_static_roots);
+}
+
+void hp_hooks_set_program_event_cb(GC_on_collection_event_proc fn)
+{
+    atomic_store(&program_event_cb, fn);
+}
+
+GC_on_collection_event_proc hp_hooks_program_event_cb(void)
+{
+    return atomic_load(&program_event_cb);
+}
+
+void hp_hooks_set_program_roots_cb(GC_has_static_roots_func fn)
+{
+    atomic_store(&program_roots_cb, fn);
+}
+
+static void forced_collection(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&forcing, &expect, 1)) return;
+    uint64_t t0 = hp_mono_ns();
+    uint32_t before = atomic_load(&hp_rt.period);
+    atomic_store(&force_census, 1);
+    hp_real.GC_gcollect();
+    if (atomic_load(&hp_rt.period) == before) {
+        /* The collector declined (GC_disable, GC_dont_gc): try again later. */
+        atomic_store(&force_census, 0);
+        atomic_store(&next_force_try_ns,
+                     hp_coarse_ns() + (uint64_t)(hp_rt.cfg.interval * 1e9));
+    }
+    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    atomic_store(&forcing, 0);
+}
+
+void hp_hooks_maybe_force(hp_thread *t)
+{
+    if (--t->countdown) return;
+    double interval = hp_rt.cfg.interval;
+    uint64_t now = hp_coarse_ns();
+    /* Check the clock about every 1/16 of an interval: often while the
+     * program allocates slowly, rarely while it allocates fast. */
+    uint64_t slice = (uint64_t)(interval * 1e9 / 16);
+    if (now - t->last_check_ns < slice) {
+        if (t->check_every < 4096) t->check_every *= 2;
+    } else if (t->check_every > 1) {
+        t->check_every /= 2;
+    }
+    t->countdown = t->check_every;
+    t->last_check_ns = now;
+    if (interval <= 0 || now < atomic_load(&next_force_try_ns)) return;
+    /* A census is due one interval after the last; collections that come
+     * by themselves take it. Force one only when none has come for half an
+     * interval more. */
+    if (hp_profile_seconds(now) >= hp_census_last_time() + 1.5 * interval)
+        forced_collection();
+}
+
+void hp_hooks_final_collection(void)
+{
+    atomic_store(&force_census, 1);
+    uint64_t t0 = hp_mono_ns();
+    hp_real.GC_gcollect();
+    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+}

@@ -1,0 +1,23 @@
+/* hp_hooks: heapprof's place in the collector: its collection-event
+ * callback and static-roots filter, installed once, with whatever the
+ * program sets through the interposed setters chained behind them; and the
+ * forced collection when a census is due and no collection came. */
+#ifndef HP_HOOKS_H
+#define HP_HOOKS_H
+#include "../preload/hp_gc.h"
+#include "../preload/hp_thread.h"
+
+/* Install the hooks (hp_real must be resolved). */
+void hp_hooks_install(void);
+/* Allocation path, outermost call: force a collection when a census is
+ * overdue (cheap: a per-thread countdown guards the clock read). */
+void hp_hooks_maybe_force(hp_thread *t);
+/* A final collection with a census, at exit. */
+void hp_hooks_final_collection(void);
+
+/* The program's view of the chained slots (used by the setter wrappers). */
+void hp_hooks_set_program_event_cb(GC_on_collection_event_proc fn);
+GC_on_collection_event_proc hp_hooks_program_event_cb(void);
+void hp_hooks_set_program_roots_cb(GC_has_static_roots_func fn);
+
+#endif

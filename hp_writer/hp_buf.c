@@ -1,0 +1,99 @@
+/* hp_buf: byte buffer and formatting (see hp_buf.h). Async-signal-safe. */
+#include "hp_buf.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+int hp_buf_init(hp_buf *b, size_t max_bytes)
+{
+    b->len = 0;
+    b->failed = 0;
+    return hp_vec_reserve(&b->vec, max_bytes);
+}
+
+void hp_buf_reset(hp_buf *b)
+{
+    b->len = 0;
+    b->failed = 0;
+}
+
+void hp_buf_put(hp_buf *b, const char *s, size_t n)
+{
+    if (hp_vec_ensure(&b->vec, b->len + n + 1) != 0) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->vec.base + b->len, s, n);
+    b->len += n;
+}
+
+void hp_buf_str(hp_buf *b, const char *s) { hp_buf_put(b, s, strlen(s)); }
+void hp_buf_chr(hp_buf *b, char c) { hp_buf_put(b, &c, 1); }
+
+static int fmt_u64(char *out, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    for (int i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+void hp_buf_u64(hp_buf *b, uint64_t v)
+{
+    char s[24];
+    hp_buf_put(b, s, (size_t)fmt_u64(s, v));
+}
+
+void hp_buf_u64w(hp_buf *b, uint64_t v, int width)
+{
+    char s[24];
+    int n = fmt_u64(s, v);
+    for (int i = n; i < width; i++) hp_buf_chr(b, ' ');
+    hp_buf_put(b, s, (size_t)n);
+}
+
+void hp_buf_fixed(hp_buf *b, double v, int decimals)
+{
+    uint64_t scale = 1;
+    for (int i = 0; i < decimals; i++) scale *= 10;
+    if (!(v >= 0)) v = 0;                 /* also catches NaN */
+    if (v > 1e12) v = 1e12;
+    uint64_t units = (uint64_t)(v * (double)scale + 0.5);
+    hp_buf_u64(b, units / scale);
+    if (decimals <= 0) return;
+    hp_buf_chr(b, '.');
+    char s[24];
+    uint64_t frac = units % scale;
+    for (int i = decimals - 1; i >= 0; i--) { s[i] = (char)('0' + frac % 10); frac /= 10; }
+    hp_buf_put(b, s, (size_t)decimals);
+}
+
+void hp_buf_strw(hp_buf *b, const char *s, int width)
+{
+    size_t n = strlen(s);
+    hp_buf_put(b, s, n);
+    for (int i = (int)n; i < width; i++) hp_buf_chr(b, ' ');
+}
+
+const char *hp_buf_cstr(hp_buf *b)
+{
+    if (hp_vec_ensure(&b->vec, b->len + 1) != 0) return "";
+    b->vec.base[b->len] = 0;
+    return (const char *)b->vec.base;
+}
+
+int hp_buf_write(hp_buf *b, int fd)
+{
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t w = write(fd, b->vec.base + off, b->len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* hp_buf: a growable byte buffer with its own number formatting, so output
+ * can be built without malloc or stdio (async-signal-safe: used when a
+ * SIGINT/SIGTERM finishes the files). */
+#ifndef HP_BUF_H
+#define HP_BUF_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../preload/hp_mem.h"
+
+typedef struct hp_buf {
+    hp_vec vec;
+    size_t len;
+    int failed;      /* out of memory: the content is incomplete */
+} hp_buf;
+
+int hp_buf_init(hp_buf *b, size_t max_bytes);
+void hp_buf_reset(hp_buf *b);
+void hp_buf_put(hp_buf *b, const char *s, size_t n);
+void hp_buf_str(hp_buf *b, const char *s);
+void hp_buf_chr(hp_buf *b, char c);
+void hp_buf_u64(hp_buf *b, uint64_t v);
+/* Right-aligned in `width` columns. */
+void hp_buf_u64w(hp_buf *b, uint64_t v, int width);
+/* Fixed point with `decimals` digits after the point, like printf("%.*f")
+ * in the C locale (v >= 0; rounds half up). */
+void hp_buf_fixed(hp_buf *b, double v, int decimals);
+/* Left-aligned string padded to `width` columns. */
+void hp_buf_strw(hp_buf *b, const char *s, int width);
+const char *hp_buf_cstr(hp_buf *b);   /* NUL-terminated view */
+/* Write the whole buffer to fd (retrying short writes). 0 or -1. */
+int hp_buf_write(hp_buf *b, int fd);
+
+#endif

@@ -1,0 +1,181 @@
+/* hp_names: stack ids to names and labels (see hp_names.h). */
+#include "hp_names.h"
+#include "hp_hpfile.h"
+#include "hp_symbols.h"
+#include "../preload/hp_ccnames.h"
+#include "../preload/hp_stacks.h"
+
+#include <string.h>
+
+#define HP_MAX_DROP 4
+#define HP_NAME_FRAMES 128
+
+/* A set of distinct strings, each with a dense id. */
+typedef struct interner {
+    hp_arena text;
+    hp_vec strings;     /* const char *[id] */
+    hp_vec slots;       /* uint32_t[cap]: id + 1, 0 = empty */
+    uint32_t n, cap;
+} interner;
+
+/* Per stack, the ids it resolved to (+1; 0 = not yet). */
+typedef struct stack_names { uint32_t label, full; } stack_names;
+
+static int label_length = 25;
+static interner labels, fulls;
+static hp_vec by_stack;          /* stack_names[ccs] */
+static uintptr_t drop_addr[HP_MAX_DROP];
+static int ndrop;
+static hp_buf scratch;
+
+static int interner_init(interner *in)
+{
+    in->n = in->cap = 0;
+    if (hp_arena_init(&in->text, (size_t)4 << 30) != 0) return -1;
+    if (hp_vec_reserve(&in->strings, (size_t)1 << 31) != 0) return -1;
+    return hp_vec_reserve(&in->slots, (size_t)1 << 31);
+}
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static const char **strings(interner *in) { return (const char **)in->strings.base; }
+static uint32_t *slots(interner *in) { return (uint32_t *)in->slots.base; }
+
+static uint32_t *find_slot(interner *in, const char *text)
+{
+    uint32_t mask = in->cap - 1, i = str_hash(text) & mask;
+    while (slots(in)[i] && strcmp(strings(in)[slots(in)[i] - 1], text) != 0)
+        i = (i + 1) & mask;
+    return &slots(in)[i];
+}
+
+/* Id of `text`, added if new; UINT32_MAX when out of memory. */
+static uint32_t intern(interner *in, const char *text)
+{
+    if (in->cap == 0 || (in->n + 1) * 2 > in->cap) {
+        uint32_t cap = in->cap ? in->cap * 2 : 1024;
+        if (hp_vec_ensure(&in->slots, cap * sizeof(uint32_t)) != 0) return UINT32_MAX;
+        memset(in->slots.base, 0, cap * sizeof(uint32_t));
+        in->cap = cap;
+        for (uint32_t k = 0; k < in->n; k++) *find_slot(in, strings(in)[k]) = k + 1;
+    }
+    uint32_t *slot = find_slot(in, text);
+    if (*slot) return *slot - 1;
+    size_t len = strlen(text);
+    char *copy = hp_arena_alloc(&in->text, len + 1);
+    if (!copy || hp_vec_ensure(&in->strings, (in->n + 1) * sizeof(char *)) != 0)
+        return UINT32_MAX;
+    memcpy(copy, text, len + 1);
+    strings(in)[in->n] = copy;
+    *slot = in->n + 1;
+    return in->n++;
+}
+
+int hp_names_init(int len)
+{
+    label_length = len;
+    if (interner_init(&labels) != 0 || interner_init(&fulls) != 0) return -1;
+    if (hp_vec_reserve(&by_stack, (size_t)1 << 31) != 0) return -1;
+    return hp_buf_init(&scratch, (size_t)1 << 24);
+}
+
+void hp_names_drop_module_of(uintptr_t addr)
+{
+    if (ndrop < HP_MAX_DROP) drop_addr[ndrop++] = addr;
+}
+
+static int dropped(int module_index)
+{
+    if (module_index < 0) return 0;
+    for (int i = 0; i < ndrop; i++)
+        if (hp_symbols_module_of(drop_addr[i]) == module_index) return 1;
+    return 0;
+}
+
+static int is_libc(const char *module)
+{
+    return module && strncmp(module, "libc.so", 7) == 0;
+}
+
+/* The stack's full name into `scratch` (NUL-terminated). Like GHC's stacks,
+ * which end at MAIN, a name ends at the frame of main(); start-up frames in
+ * libc beyond the outermost program frame (thread start, _start) are left
+ * out too. */
+static const char *full_text(uint32_t ccs)
+{
+    hp_buf *out = &scratch;
+    hp_buf_reset(out);
+    const hp_stack *s = hp_stacks_get(ccs);
+    const char *names[HP_NAME_FRAMES];
+    int libc[HP_NAME_FRAMES];
+    int n = 0;
+    for (uint32_t i = 0; i < s->n && n < HP_NAME_FRAMES; i++) {
+        uintptr_t f = s->frames[i];
+        if (f & HP_FRAME_EXPLICIT) {
+            libc[n] = 0;
+            names[n++] = hp_ccnames_get((uint32_t)(f & ~HP_FRAME_EXPLICIT));
+            continue;
+        }
+        hp_sym_info info = hp_symbols_lookup(f - 1);
+        if (dropped(info.module_index)) continue;
+        libc[n] = is_libc(info.module);
+        names[n++] = info.function ? info.function : info.module ? info.module : "UNKNOWN";
+        if (info.function && strcmp(info.function, "main") == 0) break;
+    }
+    while (n > 1 && libc[n - 1]) n--;
+    for (int i = 0; i < n; i++) {
+        if (i) hp_buf_chr(out, '/');
+        hp_buf_str(out, names[i]);
+    }
+    if (n == 0) hp_buf_str(out, "UNKNOWN");
+    char *text = (char *)hp_buf_cstr(out);
+    for (char *p = text; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == '"' || *p == 0x7f) *p = '_';
+    return text;
+}
+
+static stack_names *names_of(uint32_t ccs)
+{
+    if (hp_vec_ensure(&by_stack, (size_t)(ccs + 1) * sizeof(stack_names)) != 0) return NULL;
+    return &((stack_names *)by_stack.base)[ccs];
+}
+
+uint32_t hp_names_full_of(uint32_t ccs)
+{
+    stack_names *sn = names_of(ccs);
+    if (!sn) return 0;
+    if (!sn->full) {
+        uint32_t id = intern(&fulls, full_text(ccs));
+        if (id == UINT32_MAX) return 0;
+        sn->full = id + 1;
+    }
+    return sn->full - 1;
+}
+
+uint32_t hp_names_label_of(uint32_t ccs)
+{
+    stack_names *sn = names_of(ccs);
+    if (!sn) return 0;
+    if (!sn->label) {
+        const char *full = hp_names_full(hp_names_full_of(ccs));
+        size_t n = strlen(full);
+        if (n > (size_t)label_length) n = (size_t)label_length;
+        char text[1100];
+        memcpy(text, full, n);
+        text[n] = 0;
+        hp_hp_sanitize_label(text, sizeof text);
+        uint32_t id = intern(&labels, text);
+        if (id == UINT32_MAX) return 0;
+        sn->label = id + 1;
+    }
+    return sn->label - 1;
+}
+
+const char *hp_names_label(uint32_t id) { return id < labels.n ? strings(&labels)[id] : "UNKNOWN"; }
+uint32_t hp_names_label_count(void) { return labels.n; }
+const char *hp_names_full(uint32_t id) { return id < fulls.n ? strings(&fulls)[id] : "UNKNOWN"; }

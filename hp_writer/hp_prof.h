@@ -1,0 +1,37 @@
+/* hp_prof: the .prof text report: a run summary, then one row per
+ * cost-centre stack name (stacks that print the same are merged), sorted by
+ * bytes allocated. Async-signal-safe given the names are resolvable. */
+#ifndef HP_PROF_H
+#define HP_PROF_H
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hp_buf.h"
+
+typedef struct hp_ccs_stats {
+    uint64_t objects, bytes, requested;  /* allocated in all */
+    uint64_t survived;                   /* bytes that survived >= 1 collection */
+    uint64_t census;                     /* bytes live at the census being taken */
+    uint64_t at_peak;                    /* bytes live at the peak census */
+} hp_ccs_stats;
+
+typedef struct hp_prof_summary {
+    const char *job, *date, *mode, *unwind;
+    double interval;
+    int depth, label_length;
+    pid_t pid;
+    double run_seconds, profiler_seconds, peak_time;
+    uint64_t collections, censuses;
+    uint64_t peak_bytes, peak_objects;
+    uint64_t objects, bytes, requested, survived;
+    uint64_t stacks, profiler_bytes;
+    double shadow_bytes_per_object;      /* at the peak census */
+    const char *note;                    /* extra line, or NULL */
+} hp_prof_summary;
+
+int hp_prof_init(void);
+/* Write the report for stacks 0..nccs-1 to fd. 0 or -1. */
+int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
+                  uint32_t nccs);
+
+#endif

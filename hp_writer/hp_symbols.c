@@ -1,0 +1,206 @@
+/* hp_symbols: ELF symbol tables of loaded modules (see hp_symbols.h). */
+#include "hp_symbols.h"
+#include "../preload/hp_mem.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HP_MAX_MODULES 4096
+
+typedef struct hp_fsym {
+    uintptr_t addr;
+    uint64_t size;
+    const char *name;
+} hp_fsym;
+
+typedef struct hp_module {
+    uintptr_t bias, lo, hi;      /* load bias; span of its PT_LOAD segments */
+    const char *path;            /* as loaded ("" = main program) */
+    const char *base;            /* basename for labels */
+    int loaded;                  /* symbols read (or tried) */
+    hp_fsym *syms;
+    uint32_t nsyms;
+} hp_module;
+
+static hp_arena sym_arena;
+static hp_module modules[HP_MAX_MODULES];
+static int nmodules;
+static int in_signal;
+static char exe_path[4096];
+
+int hp_symbols_init(void)
+{
+    if (hp_arena_init(&sym_arena, (size_t)4 << 30) != 0) return -1;
+    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = 0;
+    return 0;
+}
+
+void hp_symbols_set_signal_context(int v) { in_signal = v; }
+
+static char *arena_strdup(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = hp_arena_alloc(&sym_arena, n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+static int on_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size; (void)data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    if (hi == 0) return 0;
+    const char *path = info->dlpi_name ? info->dlpi_name : "";
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i].bias == info->dlpi_addr && modules[i].lo == lo &&
+            strcmp(modules[i].path, path) == 0)
+            return 0;                       /* known already */
+    if (nmodules >= HP_MAX_MODULES) return 1;
+    hp_module *m = &modules[nmodules];
+    memset(m, 0, sizeof *m);
+    m->bias = info->dlpi_addr;
+    m->lo = lo;
+    m->hi = hi;
+    m->path = arena_strdup(path);
+    const char *file = path[0] ? path : exe_path;
+    const char *slash = strrchr(file, '/');
+    m->base = arena_strdup(slash ? slash + 1 : file);
+    if (!m->path || !m->base) return 1;
+    nmodules++;
+    return 0;
+}
+
+void hp_symbols_refresh(void)
+{
+    if (in_signal) return;
+    /* A module unloaded and another loaded at the same place would be
+     * mistaken for the old one; keep the newest first by searching from
+     * the end (see module_at). */
+    dl_iterate_phdr(on_module, NULL);
+}
+
+static void sift(hp_fsym *a, size_t start, size_t end)
+{
+    size_t root = start;
+    while (2 * root + 1 < end) {
+        size_t child = 2 * root + 1;
+        if (child + 1 < end && a[child].addr < a[child + 1].addr) child++;
+        if (a[root].addr >= a[child].addr) return;
+        hp_fsym t = a[root]; a[root] = a[child]; a[child] = t;
+        root = child;
+    }
+}
+
+static void heapsort_syms(hp_fsym *a, size_t n)   /* no malloc, unlike qsort */
+{
+    if (n < 2) return;
+    for (size_t s = n / 2; s-- > 0;) sift(a, s, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        hp_fsym t = a[0]; a[0] = a[end]; a[end] = t;
+        sift(a, 0, end);
+    }
+}
+
+static void load_symbols(hp_module *m)
+{
+    m->loaded = 1;
+    const char *file = m->path[0] ? m->path : exe_path;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) { close(fd); return; }
+    size_t len = (size_t)st.st_size;
+    const unsigned char *img = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (img == MAP_FAILED) return;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > len)
+        return;
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
+    const ElfW(Shdr) *symtab = NULL;
+    for (int pass = 0; pass < 2 && !symtab; pass++)
+        for (int i = 0; i < eh->e_shnum; i++)
+            if (sh[i].sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM)) { symtab = &sh[i]; break; }
+    if (!symtab || symtab->sh_link >= eh->e_shnum) return;
+    const ElfW(Shdr) *strtab = &sh[symtab->sh_link];
+    if (symtab->sh_offset + symtab->sh_size > len || strtab->sh_offset + strtab->sh_size > len)
+        return;
+    const ElfW(Sym) *syms = (const ElfW(Sym) *)(img + symtab->sh_offset);
+    size_t count = symtab->sh_size / sizeof(ElfW(Sym));
+    const char *names = (const char *)(img + strtab->sh_offset);
+    hp_fsym *out = hp_arena_alloc(&sym_arena, count * sizeof *out + 1);
+    if (!out) return;
+    uint32_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        int type = ELF64_ST_TYPE(syms[i].st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_shndx == SHN_UNDEF ||
+            syms[i].st_value == 0 || syms[i].st_name >= strtab->sh_size)
+            continue;
+        out[n].addr = (eh->e_type == ET_DYN ? m->bias : 0) + syms[i].st_value;
+        out[n].size = syms[i].st_size;
+        out[n].name = names + syms[i].st_name;
+        n++;
+    }
+    heapsort_syms(out, n);
+    m->syms = out;
+    m->nsyms = n;
+}
+
+static int module_at(uintptr_t pc)
+{
+    for (int i = nmodules - 1; i >= 0; i--)
+        if (pc >= modules[i].lo && pc < modules[i].hi) return i;
+    return -1;
+}
+
+int hp_symbols_module_of(uintptr_t addr)
+{
+    int i = module_at(addr);
+    if (i < 0) {
+        hp_symbols_refresh();
+        i = module_at(addr);
+    }
+    return i;
+}
+
+hp_sym_info hp_symbols_lookup(uintptr_t pc)
+{
+    hp_sym_info r = {NULL, NULL, -1};
+    int i = hp_symbols_module_of(pc);
+    if (i < 0) return r;
+    hp_module *m = &modules[i];
+    r.module = m->base;
+    r.module_index = i;
+    if (!m->loaded) load_symbols(m);
+    /* The last symbol starting at or below pc. */
+    uint32_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].addr <= pc) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return r;
+    /* Among symbols at the same address prefer one with a size covering pc. */
+    for (uint32_t k = lo; k-- > 0 && m->syms[k].addr == m->syms[lo - 1].addr;) {
+        const hp_fsym *s = &m->syms[k];
+        if (s->size == 0 ? pc - s->addr < 4096 : pc < s->addr + s->size) {
+            r.function = s->name;
+            break;
+        }
+    }
+    return r;
+}

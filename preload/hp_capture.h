@@ -1,0 +1,23 @@
+/* hp_capture: the allocating call stack, as a cost-centre stack id.
+ * Runs on the allocation path of the allocating thread (never in a signal
+ * handler or collector callback). */
+#ifndef HP_CAPTURE_H
+#define HP_CAPTURE_H
+#include <stdint.h>
+
+#include "hp_thread.h"
+
+/* Prepare the chosen unwinder. unwind_fp != 0: frame-pointer walk;
+ * otherwise libunwind (loaded privately; falls back to fp with a warning
+ * when it cannot be loaded). */
+void hp_capture_init(int unwind_fp, int depth);
+/* The cost-centre stack of the current allocation. `frame` is the wrapper's
+ * frame address and `ret` its return address (into the program). */
+uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret);
+/* Pure frame-pointer walk, exposed for tests: follows the saved-frame-pointer
+ * chain from `frame` while it stays inside [lo, hi), strictly upward and
+ * aligned; stops safely on a broken chain. */
+int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
+               uintptr_t *out, int max);
+
+#endif

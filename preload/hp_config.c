@@ -1,0 +1,175 @@
+/* hp_config: parser for HEAPPROF=mode[,key=value...]. */
+#include "hp_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots"};
+
+const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
+
+void hp_config_defaults(hp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->mode = HP_MODE_CC;
+    c->interval = 0.1;
+    c->depth = 8;
+    c->label_length = 25;
+    c->unwind = HP_UNWIND_LIBUNWIND;
+}
+
+const char *hp_config_help(void)
+{
+    return
+"heapprof: heap profiler for programs using the Boehm-Demers-Weiser GC\n"
+"\n"
+"  LD_PRELOAD=libheapprof.so HEAPPROF=[mode][,key=value...] ./program\n"
+"\n"
+"modes (the first word; default cc):\n"
+"  cc          live bytes by allocating call stack (GHC -hc)\n"
+"  retainer    live bytes by retainer set (GHC -hr)         [not in this version]\n"
+"  ldv         lag/drag/void/use biography (GHC -hb)        [not in this version]\n"
+"  roots       live bytes by user-named roots               [not in this version]\n"
+"  help        print this text and exit\n"
+"\n"
+"options:\n"
+"  interval=S  seconds between censuses, mutator time (GHC -i; default 0.1;\n"
+"              0 = a census at every full collection)\n"
+"  depth=N     call-stack frames kept per cost centre, 1-64 (default 8)\n"
+"  length=N    .hp label length in characters, 1-1024 (GHC -L; default 25)\n"
+"  unwind=U    libunwind (default; works without frame pointers) or fp\n"
+"              (frame-pointer walk: faster, needs -fno-omit-frame-pointer)\n"
+"  out=PATH    where to write: PATH.hp and PATH.prof (a trailing .hp is\n"
+"              dropped); default <program>.hp in the working directory\n"
+"\n"
+"Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp) and\n"
+"<program>.prof (text summary). See doc/options.md and doc/guide.md.\n";
+}
+
+static int set_err(char *err, size_t errlen, const char *fmt, const char *tok,
+                   size_t toklen)
+{
+    char t[256];
+    if (toklen >= sizeof t) toklen = sizeof t - 1;
+    memcpy(t, tok, toklen);
+    t[toklen] = 0;
+    snprintf(err, errlen, fmt, t);
+    return -1;
+}
+
+/* Digits with an optional fraction; no sign, exponent or locale. */
+static int parse_seconds(const char *s, size_t n, double *out)
+{
+    double v = 0, scale = 1;
+    int digits = 0, frac = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch == '.' && !frac) { frac = 1; continue; }
+        if (ch < '0' || ch > '9') return -1;
+        digits++;
+        if (frac) { scale /= 10; v += (ch - '0') * scale; }
+        else v = v * 10 + (ch - '0');
+        if (v > 1e6) return -1;
+    }
+    if (!digits) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, size_t n, int lo, int hi, int *out)
+{
+    long v = 0;
+    if (n == 0 || n > 6) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int key_is(const char *tok, size_t klen, const char *key)
+{
+    return strlen(key) == klen && memcmp(tok, key, klen) == 0;
+}
+
+#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
+
+int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
+{
+    hp_config_defaults(c);
+    if (err && errlen) err[0] = 0;
+    if (s == NULL) return 0;
+    int first = 1;
+    while (*s) {
+        const char *end = strchr(s, ',');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        const char *eq = memchr(s, '=', n);
+        if (n == 0) {
+            if (!first || end) return set_err(err, errlen,
+                "empty option in HEAPPROF%s (two commas, or a trailing comma?); "
+                "write HEAPPROF=mode,key=value,...", "", 0);
+        } else if (!eq) {
+            int found = 0;
+            if (first) {
+                for (int m = 0; m < 4; m++)
+                    if (key_is(s, n, mode_names[m])) { c->mode = (hp_mode)m; found = 1; }
+            }
+            if (key_is(s, n, "help")) { c->help = 1; found = 1; }
+            if (!found) {
+                if (first)
+                    return set_err(err, errlen,
+                        "unknown mode '%s' in HEAPPROF; valid modes: cc, retainer, "
+                        "ldv, roots (or help); options: " VALID_KEYS, s, n);
+                return set_err(err, errlen,
+                    "'%s' in HEAPPROF is not an option; the mode comes first, "
+                    "then key=value options: " VALID_KEYS, s, n);
+            }
+        } else {
+            size_t klen = (size_t)(eq - s);
+            const char *v = eq + 1;
+            size_t vlen = n - klen - 1;
+            if (key_is(s, klen, "interval")) {
+                if (parse_seconds(v, vlen, &c->interval) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': interval takes seconds "
+                        "such as 0.1 or 2 (0 = every collection)", s, n);
+            } else if (key_is(s, klen, "depth")) {
+                if (parse_int(v, vlen, 1, HP_MAX_DEPTH, &c->depth) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': depth takes a whole "
+                        "number from 1 to 64", s, n);
+            } else if (key_is(s, klen, "length")) {
+                if (parse_int(v, vlen, 1, 1024, &c->label_length) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': length takes a whole "
+                        "number from 1 to 1024", s, n);
+            } else if (key_is(s, klen, "unwind")) {
+                if (key_is(v, vlen, "libunwind")) c->unwind = HP_UNWIND_LIBUNWIND;
+                else if (key_is(v, vlen, "fp")) c->unwind = HP_UNWIND_FP;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': unwind is libunwind or fp",
+                        s, n);
+            } else if (key_is(s, klen, "out")) {
+                if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': out takes a file path "
+                        "(without commas), e.g. out=/tmp/run1", s, n);
+                memcpy(c->out, v, vlen);
+                c->out[vlen] = 0;
+            } else {
+                return set_err(err, errlen,
+                    "unknown option '%s' in HEAPPROF; valid options: " VALID_KEYS,
+                    s, n);
+            }
+        }
+        first = 0;
+        if (!end) break;
+        s = end + 1;
+        if (!*s) return set_err(err, errlen,
+            "empty option in HEAPPROF%s (a trailing comma?); "
+            "write HEAPPROF=mode,key=value,...", "", 0);
+    }
+    return 0;
+}

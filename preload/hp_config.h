@@ -1,0 +1,32 @@
+/* hp_config: the HEAPPROF environment variable, parsed into a struct.
+ * Grammar: HEAPPROF=[mode][,key=value]...   (see doc/options.md)
+ * Pure code: no allocation, no global state, so it is unit-tested alone. */
+#ifndef HP_CONFIG_H
+#define HP_CONFIG_H
+#include <stddef.h>
+
+typedef enum { HP_MODE_CC, HP_MODE_RETAINER, HP_MODE_LDV, HP_MODE_ROOTS } hp_mode;
+typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP } hp_unwind;
+
+#define HP_MAX_DEPTH 64
+#define HP_OUT_MAX 4096
+
+typedef struct hp_config {
+    hp_mode mode;
+    double interval;      /* seconds between censuses (GHC -i); 0: every collection */
+    int depth;            /* frames kept per cost-centre stack */
+    int label_length;     /* .hp label length (GHC -L) */
+    hp_unwind unwind;     /* how stacks are captured */
+    char out[HP_OUT_MAX]; /* output path stem or .hp path; "" = <program>.hp */
+    int help;             /* HEAPPROF=help */
+} hp_config;
+
+void hp_config_defaults(hp_config *c);
+/* Parse `s` (may be NULL or empty: defaults). Returns 0, or -1 with a
+ * one-line message in err naming the bad token and the valid choices. */
+int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen);
+const char *hp_mode_name(hp_mode m);
+/* The text printed for HEAPPROF=help. */
+const char *hp_config_help(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* hp_mem: the profiler's own memory. Every byte heapprof keeps comes from
+ * here: anonymous mappings that the collector never scans and that never
+ * come from the program's malloc arena or the GC heap.
+ *
+ * hp_vec: a growable array at a fixed address (a large PROT_NONE
+ * reservation committed on demand), so pointers into it stay valid while it
+ * grows and readers never see it move.
+ * hp_arena: an append-only bump allocator on top of an hp_vec, for data that
+ * lives as long as the process (interned stacks, names, symbols). */
+#ifndef HP_MEM_H
+#define HP_MEM_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hp_vec {
+    unsigned char *base;   /* start of the reservation (NULL until first use) */
+    size_t reserved;       /* bytes reserved */
+    size_t committed;      /* bytes readable and writable from base */
+} hp_vec;
+
+/* Reserve `max_bytes` of address space. Returns 0 on success, -1 on failure. */
+int hp_vec_reserve(hp_vec *v, size_t max_bytes);
+/* Make at least `bytes` from base usable. Returns 0, or -1 when the
+ * reservation is exhausted or the kernel refuses. Not thread-safe: callers
+ * serialise growth of one vec. */
+int hp_vec_ensure(hp_vec *v, size_t bytes);
+/* Give pages beyond `keep_bytes` back to the kernel (they stay reserved). */
+void hp_vec_trim(hp_vec *v, size_t keep_bytes);
+
+typedef struct hp_arena {
+    hp_vec vec;
+    size_t used;
+} hp_arena;
+
+int hp_arena_init(hp_arena *a, size_t max_bytes);
+/* 16-byte aligned block of `n` bytes, or NULL when exhausted. Not
+ * thread-safe: each arena has one owner or one lock (see its user). */
+void *hp_arena_alloc(hp_arena *a, size_t n);
+
+/* Total bytes committed by every hp_vec in the process (profiler memory). */
+size_t hp_mem_committed(void);
+
+#endif

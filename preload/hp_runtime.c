@@ -1,0 +1,271 @@
+/* hp_runtime: start-up, attaching to the collector, fork, exit and
+ * SIGINT/SIGTERM (see hp_runtime.h). */
+#include "hp_runtime.h"
+#include "hp_capture.h"
+#include "hp_ccnames.h"
+#include "hp_real.h"
+#include "hp_shadow.h"
+#include "hp_stacks.h"
+#include "hp_thread.h"
+#include "../collector_hooks/hp_census.h"
+#include "../collector_hooks/hp_hooks.h"
+#include "../hp_writer/hp_names.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+hp_runtime hp_rt;
+
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int init_state;     /* 0 none, 1 running, 2 done */
+static char out_stem[HP_OUT_MAX];
+
+uint64_t hp_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t hp_coarse_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double hp_profile_seconds(uint64_t mono_ns)
+{
+    uint64_t ex = atomic_load_explicit(&hp_rt.excluded_ns, memory_order_relaxed);
+    uint64_t since = mono_ns > hp_rt.start_ns ? mono_ns - hp_rt.start_ns : 0;
+    return since > ex ? (double)(since - ex) / 1e9 : 0.0;
+}
+
+void hp_say(const char *msg)
+{
+    size_t n = strlen(msg);
+    while (n > 0) {
+        ssize_t w = write(2, msg, n);
+        if (w <= 0) { if (w < 0 && errno == EINTR) continue; return; }
+        msg += w;
+        n -= (size_t)w;
+    }
+    (void)!write(2, "\n", 1);
+}
+
+static void die(const char *msg, int status)
+{
+    hp_say(msg);
+    _exit(status);
+}
+
+/* Program name and command line, from /proc/self/cmdline. */
+static void read_command_line(void)
+{
+    char buf[2048];
+    ssize_t n = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+    }
+    if (n <= 0) {
+        strcpy(hp_rt.program, "program");
+        strcpy(hp_rt.job, "program");
+        return;
+    }
+    buf[n] = 0;
+    const char *slash = strrchr(buf, '/');
+    const char *base = slash ? slash + 1 : buf;
+    size_t blen = strnlen(base, sizeof hp_rt.program - 1);
+    memcpy(hp_rt.program, base, blen);
+    hp_rt.program[blen] = 0;
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (buf[i] == 0) buf[i] = ' ';
+    snprintf(hp_rt.job, sizeof hp_rt.job, "%s", buf);
+}
+
+static void set_paths(pid_t child_pid)
+{
+    if (child_pid)
+        snprintf(hp_rt.hp_path, sizeof hp_rt.hp_path, "%s.%d.hp", out_stem, (int)child_pid);
+    else
+        snprintf(hp_rt.hp_path, sizeof hp_rt.hp_path, "%s.hp", out_stem);
+    snprintf(hp_rt.prof_path, sizeof hp_rt.prof_path, "%.*s.prof",
+             (int)(strlen(hp_rt.hp_path) - 3), hp_rt.hp_path);
+}
+
+/* The output place must be writable: say so before main rather than lose
+ * the profile at the end. */
+static void check_output(void)
+{
+    const char *files[2] = {hp_rt.hp_path, hp_rt.prof_path};
+    for (int i = 0; i < 2; i++) {
+        if (access(files[i], F_OK) == 0 && access(files[i], W_OK) != 0) {
+            char msg[HP_OUT_MAX * 2];
+            snprintf(msg, sizeof msg,
+                     "heapprof: cannot write %s: %s; remove it, or choose another place "
+                     "with HEAPPROF=...,out=PATH", files[i], strerror(errno));
+            die(msg, 2);
+        }
+    }
+    char dir[HP_OUT_MAX + 64];
+    snprintf(dir, sizeof dir, "%s", hp_rt.hp_path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) dir[1] = 0;
+    else if (slash) *slash = 0;
+    else strcpy(dir, ".");
+    if (access(dir, W_OK | X_OK) != 0) {
+        char msg[HP_OUT_MAX * 2];
+        snprintf(msg, sizeof msg,
+                 "heapprof: cannot write the profile into directory %s: %s; choose a "
+                 "writable place with HEAPPROF=...,out=PATH (e.g. out=/tmp/%s)",
+                 dir, strerror(errno), hp_rt.program);
+        die(msg, 2);
+    }
+}
+
+/* ---- SIGINT/SIGTERM handler: async-signal-safe from here. It finishes
+ * the files (closing sample, .prof), then lets the signal act as it would
+ * have without heapprof. ---- */
+static void on_terminate(int sig)
+{
+    int saved = errno;
+    if (atomic_load(&hp_rt.attached)) hp_census_finish(1);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigaction(sig, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    errno = saved;
+}
+/* ---- end of signal-handler code ---- */
+
+static void install_signal_handlers(void)
+{
+    int sigs[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0) continue;
+        /* Only where the program would die anyway: an ignored signal stays
+         * ignored, and a handler the program installs later replaces ours. */
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_terminate;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static void at_exit(void)
+{
+    if (atomic_load(&init_state) != 2) return;
+    if (atomic_load(&hp_rt.attached)) hp_hooks_final_collection();
+    hp_census_finish(0);
+}
+
+static void prefork(void)
+{
+    hp_stacks_prefork();
+    hp_shadow_prefork();
+}
+
+static void postfork_parent(void)
+{
+    hp_shadow_postfork_parent();
+    hp_stacks_postfork();
+}
+
+static void postfork_child(void)
+{
+    hp_shadow_postfork_child(hp_tls.log);
+    hp_stacks_postfork();
+    hp_rt.pid = getpid();
+    hp_rt.forked_child = 1;
+    hp_rt.start_ns = hp_mono_ns();
+    atomic_store(&hp_rt.excluded_ns, 0);
+    atomic_store(&hp_rt.period, 0);
+    set_paths(hp_rt.pid);
+    hp_census_postfork_child();
+}
+
+void hp_ensure_init(void)
+{
+    int expect = 0;
+    if (atomic_load_explicit(&init_state, memory_order_acquire) == 2) return;
+    if (!atomic_compare_exchange_strong(&init_state, &expect, 1)) {
+        while (atomic_load(&init_state) != 2) sched_yield();
+        return;
+    }
+    hp_rt.start_ns = hp_mono_ns();
+    hp_rt.pid = getpid();
+    char err[512];
+    if (hp_config_parse(getenv("HEAPPROF"), &hp_rt.cfg, err, sizeof err) != 0) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "heapprof: %s", err);
+        die(msg, 2);
+    }
+    if (hp_rt.cfg.help) {
+        hp_say(hp_config_help());
+        _exit(0);
+    }
+    if (hp_rt.cfg.mode != HP_MODE_CC) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "heapprof: mode '%s' is not available in this version of heapprof "
+                 "(it profiles by cost-centre stack: mode cc); run with HEAPPROF=cc, "
+                 "or leave HEAPPROF unset", hp_mode_name(hp_rt.cfg.mode));
+        die(msg, 2);
+    }
+    read_command_line();
+    const char *stem = hp_rt.cfg.out[0] ? hp_rt.cfg.out : hp_rt.program;
+    snprintf(out_stem, sizeof out_stem, "%s", stem);
+    size_t len = strlen(out_stem);
+    if (len > 3 && strcmp(out_stem + len - 3, ".hp") == 0) out_stem[len - 3] = 0;
+    set_paths(0);
+    check_output();
+    if (hp_stacks_init() != 0 || hp_shadow_init() != 0 || hp_ccnames_init() != 0 ||
+        hp_census_init() != 0)
+        die("heapprof: cannot reserve memory for the profiler (mmap failed); "
+            "check ulimit -v", 2);
+    hp_capture_init(hp_rt.cfg.unwind == HP_UNWIND_FP, hp_rt.cfg.depth);
+    hp_thread_init_key();
+    pthread_atfork(prefork, postfork_parent, postfork_child);
+    atexit(at_exit);
+    install_signal_handlers();
+    atomic_store_explicit(&init_state, 2, memory_order_release);
+}
+
+int hp_ensure_attached(void)
+{
+    if (atomic_load_explicit(&hp_rt.attached, memory_order_acquire)) return 1;
+    hp_ensure_init();
+    pthread_mutex_lock(&attach_lock);
+    if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0) {
+        hp_names_drop_module_of((uintptr_t)hp_real.GC_malloc);
+        hp_names_drop_module_of((uintptr_t)hp_ensure_attached);
+        hp_hooks_install();
+        atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&attach_lock);
+    return atomic_load(&hp_rt.attached);
+}
+
+__attribute__((constructor)) static void hp_start(void)
+{
+    hp_ensure_init();
+    hp_ensure_attached();   /* when libgc is already loaded */
+}

@@ -1,0 +1,291 @@
+/* hp_shadow: per-thread allocation logs and the main record table (see
+ * hp_shadow.h for the concurrency contract).
+ *
+ * A log is a chain of fixed-size chunks. The producer (the owning thread)
+ * fills the tail chunk and publishes each record with a release store of the
+ * chunk's count; the consumer (the owner context) reads up to the count with
+ * an acquire load, and recycles a chunk only once the producer has linked a
+ * successor, after which the producer never touches it again. */
+#include "hp_shadow.h"
+#include "hp_mem.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define HP_CHUNK_RECS 2046   /* a chunk is 64 KiB */
+
+typedef struct hp_chunk {
+    struct hp_chunk *_Atomic next;
+    _Atomic uint32_t count;
+    uint32_t pad;
+    hp_rec recs[HP_CHUNK_RECS];
+} hp_chunk;
+
+enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED };
+
+struct hp_tlog {
+    hp_tlog *next_all;          /* registry: immutable once published */
+    _Atomic int state;
+    hp_chunk *tail;             /* producer */
+    hp_chunk *head;             /* consumer */
+    uint32_t consumed;          /* consumer: records of head already drained */
+};
+
+typedef struct hp_freed {       /* explicit frees since the last sweep */
+    uintptr_t base;             /* 0 = empty slot */
+    size_t seq;                 /* main-table length when freed */
+} hp_freed;
+
+static hp_arena meta_arena;                 /* hp_tlog and hp_chunk */
+static hp_chunk *chunk_pool;                /* recycled chunks */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(hp_tlog *) registry;
+
+static hp_vec table;                        /* hp_rec[] */
+static size_t table_len;
+static hp_vec freed_vec;                    /* hp_freed[freed_cap] */
+static size_t freed_cap, freed_len;
+
+int hp_shadow_init(void)
+{
+    if (hp_arena_init(&meta_arena, (size_t)16 << 30) != 0) return -1;
+    if (hp_vec_reserve(&table, (size_t)1 << 35) != 0) return -1;
+    if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0) return -1;
+    return 0;
+}
+
+static hp_chunk *chunk_get(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    hp_chunk *c = chunk_pool;
+    if (c) chunk_pool = atomic_load_explicit(&c->next, memory_order_relaxed);
+    else c = hp_arena_alloc(&meta_arena, sizeof *c);
+    pthread_mutex_unlock(&pool_lock);
+    if (c) {
+        atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+        atomic_store_explicit(&c->count, 0, memory_order_relaxed);
+    }
+    return c;
+}
+
+static void chunk_put(hp_chunk *c)
+{
+    pthread_mutex_lock(&pool_lock);
+    atomic_store_explicit(&c->next, chunk_pool, memory_order_relaxed);
+    chunk_pool = c;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+hp_tlog *hp_shadow_log_new(void)
+{
+    hp_chunk *c = chunk_get();
+    if (!c) return NULL;
+    pthread_mutex_lock(&registry_lock);
+    hp_tlog *log = NULL;
+    int fresh = 0;
+    /* Reuse the log of a thread that has exited and been fully drained. */
+    for (hp_tlog *l = atomic_load(&registry); l; l = l->next_all) {
+        int expect = LOG_FREE;
+        if (atomic_compare_exchange_strong(&l->state, &expect, LOG_EXITED)) {
+            log = l;
+            break;
+        }
+    }
+    if (!log) {
+        log = hp_arena_alloc(&meta_arena, sizeof *log);
+        if (!log) {
+            pthread_mutex_unlock(&registry_lock);
+            chunk_put(c);
+            return NULL;
+        }
+        atomic_init(&log->state, LOG_EXITED);
+        fresh = 1;
+    }
+    log->tail = log->head = c;
+    log->consumed = 0;
+    if (fresh) {
+        log->next_all = atomic_load(&registry);
+        atomic_store_explicit(&registry, log, memory_order_release);
+    }
+    atomic_store_explicit(&log->state, LOG_ACTIVE, memory_order_release);
+    pthread_mutex_unlock(&registry_lock);
+    return log;
+}
+
+int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
+{
+    hp_chunk *c = log->tail;
+    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
+    if (n == HP_CHUNK_RECS) {
+        hp_chunk *nc = chunk_get();
+        if (!nc) return -1;
+        atomic_store_explicit(&c->next, nc, memory_order_release);
+        log->tail = c = nc;
+        n = 0;
+    }
+    c->recs[n] = *r;
+    atomic_store_explicit(&c->count, n + 1, memory_order_release);
+    return 0;
+}
+
+void hp_shadow_log_exit(hp_tlog *log)
+{
+    atomic_store_explicit(&log->state, LOG_EXITED, memory_order_release);
+}
+
+static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
+
+static int table_push(const hp_rec *r)
+{
+    if (hp_vec_ensure(&table, (table_len + 1) * sizeof(hp_rec)) != 0) return -1;
+    table_recs()[table_len++] = *r;
+    return 0;
+}
+
+/* Drain one log; an exited thread's log is recycled once empty. */
+static void drain_log(hp_tlog *log, hp_visit_fn visit, void *ctx)
+{
+    int state = atomic_load_explicit(&log->state, memory_order_acquire);
+    if (state == LOG_FREE) return;
+    hp_chunk *c = log->head;
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
+        for (uint32_t i = log->consumed; i < n; i++) {
+            if (table_push(&c->recs[i]) == 0 && visit)
+                visit(&table_recs()[table_len - 1], HP_EV_NEW, ctx);
+        }
+        log->consumed = n;
+        hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        if (n == HP_CHUNK_RECS && next) {
+            chunk_put(c);
+            c = next;
+            log->consumed = 0;
+            continue;
+        }
+        break;
+    }
+    log->head = c;
+    if (state == LOG_EXITED && log->consumed ==
+            atomic_load_explicit(&c->count, memory_order_acquire)) {
+        chunk_put(c);
+        log->head = log->tail = NULL;
+        atomic_store_explicit(&log->state, LOG_FREE, memory_order_release);
+    }
+}
+
+void hp_shadow_drain(hp_visit_fn visit, void *ctx)
+{
+    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
+         l = l->next_all)
+        drain_log(l, visit, ctx);
+}
+
+static size_t freed_slot(uintptr_t base)
+{
+    size_t h = (size_t)((base >> 4) * 0x9e3779b97f4a7c15ull);
+    size_t i = h & (freed_cap - 1);
+    hp_freed *f = (hp_freed *)freed_vec.base;
+    while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);
+    return i;
+}
+
+static int freed_grow(void)
+{
+    size_t old_cap = freed_cap, cap = old_cap ? old_cap * 2 : 1024;
+    /* Rebuild in the upper half of the reservation, then move down. */
+    size_t bytes = cap * sizeof(hp_freed);
+    if (hp_vec_ensure(&freed_vec, bytes + old_cap * sizeof(hp_freed)) != 0) return -1;
+    hp_freed *f = (hp_freed *)freed_vec.base;
+    hp_freed *save = (hp_freed *)(freed_vec.base + bytes);
+    memcpy(save, f, old_cap * sizeof(hp_freed));
+    memset(f, 0, bytes);
+    freed_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (save[i].base) f[freed_slot(save[i].base)] = save[i];
+    return 0;
+}
+
+void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
+{
+    hp_shadow_drain(visit, ctx);
+    if ((freed_len + 1) * 2 > freed_cap && freed_grow() != 0) return;
+    hp_freed *f = (hp_freed *)freed_vec.base;
+    size_t i = freed_slot(base);
+    if (f[i].base == 0) freed_len++;
+    f[i].base = base;
+    f[i].seq = table_len;
+}
+
+/* Was the record at index `idx` freed explicitly? */
+static int was_freed(const hp_rec *r, size_t idx)
+{
+    if (freed_len == 0) return 0;
+    hp_freed *f = (hp_freed *)freed_vec.base;
+    size_t i = freed_slot(r->base);
+    return f[i].base == r->base && idx < f[i].seq;
+}
+
+void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
+{
+    hp_rec *recs = table_recs();
+    size_t out = 0;
+    for (size_t i = 0; i < table_len; i++) {
+        hp_rec *r = &recs[i];
+        if (was_freed(r, i)) {
+            if (visit) visit(r, HP_EV_FREED, ctx);
+            continue;
+        }
+        if (!live(r->base, ctx)) {
+            if (visit) visit(r, HP_EV_DIED, ctx);
+            continue;
+        }
+        if (r->age < 255) r->age++;
+        if (out != i) recs[out] = *r;
+        if (visit) visit(&recs[out], HP_EV_SURVIVED, ctx);
+        out++;
+    }
+    table_len = out;
+    if (freed_len) {
+        memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
+        freed_len = 0;
+    }
+    /* Give memory back when the table has shrunk a lot. */
+    if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
+        hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
+}
+
+void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
+{
+    hp_rec *recs = table_recs();
+    for (size_t i = 0; i < table_len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
+}
+
+size_t hp_shadow_records(void) { return table_len; }
+
+size_t hp_shadow_bytes(void)
+{
+    return table.committed + freed_vec.committed + meta_arena.vec.committed;
+}
+
+void hp_shadow_prefork(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    pthread_mutex_lock(&pool_lock);
+}
+
+void hp_shadow_postfork_parent(void)
+{
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void hp_shadow_postfork_child(hp_tlog *survivor)
+{
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&registry_lock);
+    for (hp_tlog *l = atomic_load(&registry); l; l = l->next_all)
+        if (l != survivor && atomic_load(&l->state) == LOG_ACTIVE)
+            atomic_store(&l->state, LOG_EXITED);
+}

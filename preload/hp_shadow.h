@@ -1,0 +1,70 @@
+/* hp_shadow: the shadow table, one record per tracked object.
+ *
+ * Allocation path: each thread appends new records to its own log (no lock,
+ * no atomic read-modify-write: one release store). Everything else runs in
+ * the single "owner" context: a thread holding the collector's allocation
+ * lock (a collection callback, or GC_call_with_alloc_lock). The owner drains
+ * the logs into the main table, notes explicit frees, and sweeps: every record
+ * is judged live or dead at every collection, so no record outlives its
+ * object by more than one collection and an address reused by the collector
+ * is never confused with the object that held it before. */
+#ifndef HP_SHADOW_H
+#define HP_SHADOW_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* How an object was allocated (the entry-point family). */
+enum {
+    HP_HOW_NORMAL, HP_HOW_ATOMIC, HP_HOW_UNCOLLECTABLE, HP_HOW_ATOMIC_UNCOLLECTABLE,
+    HP_HOW_TYPED, HP_HOW_GCJ, HP_HOW_FINALIZED, HP_HOW_KIND, HP_HOW_DEBUG,
+    HP_HOW_MANY, HP_HOW_REALLOC, HP_HOW_COUNT
+};
+
+typedef struct hp_rec {
+    uintptr_t base;    /* object base (GC_base) */
+    uint32_t ccs;      /* cost-centre stack id (hp_stacks) */
+    uint32_t req;      /* bytes the program asked for (saturating) */
+    uint32_t granted;  /* bytes the collector granted, GC_size (saturating) */
+    uint32_t birth;    /* census period at creation */
+    uint32_t ldv;      /* lag/drag/void/use word (ldv mode) */
+    uint8_t kind;      /* collector object kind */
+    uint8_t how;       /* HP_HOW_* */
+    uint8_t age;       /* collections survived (saturating at 255) */
+    uint8_t flags;
+} hp_rec;
+
+typedef struct hp_tlog hp_tlog;
+
+int hp_shadow_init(void);
+
+/* --- thread side --- */
+hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
+int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);   /* owner thread only */
+void hp_shadow_log_exit(hp_tlog *log);     /* owner thread is exiting */
+
+/* --- owner side (caller holds the collector's allocation lock) --- */
+typedef enum { HP_EV_NEW, HP_EV_SURVIVED, HP_EV_DIED, HP_EV_FREED } hp_event;
+typedef void (*hp_visit_fn)(hp_rec *r, hp_event ev, void *ctx);
+typedef int (*hp_live_fn)(uintptr_t base, void *ctx);
+
+/* Move every logged record into the main table; visit each with HP_EV_NEW. */
+void hp_shadow_drain(hp_visit_fn visit, void *ctx);
+/* The program freed the object at `base` (explicitly, GC_free). Drains
+ * first, so the free applies to records allocated before it only. */
+void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);
+/* Judge every record: freed ones and those `live` rejects are removed
+ * (HP_EV_FREED / HP_EV_DIED); the rest survive (age+1, HP_EV_SURVIVED).
+ * Call at each completed collection, after hp_shadow_drain. */
+void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
+/* Visit every record without changing anything (event HP_EV_SURVIVED). */
+void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
+
+size_t hp_shadow_records(void);      /* records in the main table */
+size_t hp_shadow_bytes(void);        /* bytes the shadow table occupies */
+
+/* Around fork(): in the child only the forking thread survives. */
+void hp_shadow_prefork(void);
+void hp_shadow_postfork_parent(void);
+void hp_shadow_postfork_child(hp_tlog *survivor);
+
+#endif

@@ -1,0 +1,249 @@
+/* hp_wrappers: heapprof's definitions of every public bdwgc allocation and
+ * deallocation entry point (gc.h, gc_mark.h, gc_inline.h, gc_typed.h,
+ * gc_gcj.h, gc_disclaim.h) and of the callback setters it chains.
+ *
+ * Each wrapper calls the real function. A per-thread depth counts nested
+ * GC_ calls (the collector calls itself through the PLT), and only the
+ * outermost call of a nest records an object: its stack is captured and a
+ * record appended to the thread's log. GC_invoke_finalizers resets the depth,
+ * so that allocations made by finalizers (which run inside an allocation
+ * call) count as the program's own. */
+#include "hp_capture.h"
+#include "hp_real.h"
+#include "hp_runtime.h"
+#include "hp_thread.h"
+#include "../collector_hooks/hp_census.h"
+#include "../collector_hooks/hp_hooks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HP_FRAME __builtin_frame_address(0)
+#define HP_RET __builtin_return_address(0)
+
+static inline int attached(void)
+{
+    return atomic_load_explicit(&hp_rt.attached, memory_order_relaxed);
+}
+
+/* The real functions must be known before any wrapper can forward. */
+__attribute__((noinline, cold)) static void attach_or_die(void)
+{
+    if (!hp_ensure_attached()) {
+        hp_say("heapprof: a GC_ function was called but libgc's functions cannot be "
+               "found in this process; is libgc loaded?");
+        abort();
+    }
+}
+
+static inline hp_thread *enter(void)
+{
+    hp_thread *t = &hp_tls;
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (t->depth == 0 && t->ready) hp_hooks_maybe_force(t);
+    t->depth++;
+    return t;
+}
+
+static inline uint32_t sat32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* Append one object to the thread's log (allocation path). */
+static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base,
+                       uint32_t ccs)
+{
+    void *base = need_base ? hp_real.GC_base(p) : p;
+    if (!base) return;
+    size_t granted = 0;
+    int kind = hp_real.GC_get_kind_and_size(base, &granted);
+    hp_rec r;
+    memset(&r, 0, sizeof r);
+    r.base = (uintptr_t)base;
+    r.ccs = ccs;
+    r.req = sat32(req);
+    r.granted = sat32(granted);
+    r.birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    r.kind = (uint8_t)kind;
+    r.how = (uint8_t)how;
+    hp_shadow_log_append(t->log, &r);
+}
+
+__attribute__((noinline)) static void record(hp_thread *t, void *p, size_t req, int how,
+                                              int need_base, void *frame, void *ret)
+{
+    if (!t->ready && hp_thread_setup(t) != 0) return;
+    log_object(t, p, req, how, need_base, hp_capture_ccs(t, frame, ret));
+}
+
+/* A NULL-terminated batch chained through each object's first word. */
+__attribute__((noinline)) static void record_list(hp_thread *t, void *list, size_t req,
+                                                  void *frame, void *ret)
+{
+    if (!t->ready && hp_thread_setup(t) != 0) return;
+    uint32_t ccs = hp_capture_ccs(t, frame, ret);
+    for (void *p = list; p; p = *(void **)p) log_object(t, p, req, HP_HOW_MANY, 0, ccs);
+}
+
+static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
+                         void *frame, void *ret)
+{
+    if (--t->depth == 0 && p) record(t, p, req, how, need_base, frame, ret);
+}
+
+#define WRAP(ret_t, name, how, need_base, req, params, args)                  \
+    ret_t name params                                                         \
+    {                                                                         \
+        hp_thread *t_ = enter();                                              \
+        ret_t r_ = hp_real.name args;                                         \
+        leave(t_, (void *)r_, (req), how, need_base, HP_FRAME, HP_RET);       \
+        return r_;                                                            \
+    }
+
+#define D_PARAMS const char *s_, int i_   /* GC_EXTRA_PARAMS */
+#define STRLEN1(p) ((p) ? strlen(p) + 1 : 0)
+
+WRAP(void *, GC_malloc, HP_HOW_NORMAL, 0, lb, (size_t lb), (lb))
+WRAP(void *, GC_malloc_atomic, HP_HOW_ATOMIC, 0, lb, (size_t lb), (lb))
+WRAP(char *, GC_strdup, HP_HOW_ATOMIC, 0, STRLEN1(r_), (const char *s), (s))
+WRAP(char *, GC_strndup, HP_HOW_ATOMIC, 0, STRLEN1(r_), (const char *s, size_t n), (s, n))
+WRAP(void *, GC_malloc_uncollectable, HP_HOW_UNCOLLECTABLE, 0, lb, (size_t lb), (lb))
+WRAP(void *, GC_malloc_stubborn, HP_HOW_NORMAL, 0, lb, (size_t lb), (lb))
+WRAP(void *, GC_memalign, HP_HOW_NORMAL, 1, lb, (size_t al, size_t lb), (al, lb))
+WRAP(void *, GC_malloc_ignore_off_page, HP_HOW_NORMAL, 0, lb, (size_t lb), (lb))
+WRAP(void *, GC_malloc_atomic_ignore_off_page, HP_HOW_ATOMIC, 0, lb, (size_t lb), (lb))
+WRAP(void *, GC_malloc_atomic_uncollectable, HP_HOW_ATOMIC_UNCOLLECTABLE, 0, lb,
+     (size_t lb), (lb))
+WRAP(void *, GC_debug_malloc_atomic_uncollectable, HP_HOW_DEBUG, 1, lb,
+     (size_t lb, D_PARAMS), (lb, s_, i_))
+WRAP(void *, GC_debug_malloc, HP_HOW_DEBUG, 1, lb, (size_t lb, D_PARAMS), (lb, s_, i_))
+WRAP(void *, GC_debug_malloc_atomic, HP_HOW_DEBUG, 1, lb, (size_t lb, D_PARAMS), (lb, s_, i_))
+WRAP(char *, GC_debug_strdup, HP_HOW_DEBUG, 1, STRLEN1(r_), (const char *s, D_PARAMS),
+     (s, s_, i_))
+WRAP(char *, GC_debug_strndup, HP_HOW_DEBUG, 1, STRLEN1(r_),
+     (const char *s, size_t n, D_PARAMS), (s, n, s_, i_))
+WRAP(void *, GC_debug_malloc_uncollectable, HP_HOW_DEBUG, 1, lb, (size_t lb, D_PARAMS),
+     (lb, s_, i_))
+WRAP(void *, GC_debug_malloc_stubborn, HP_HOW_DEBUG, 1, lb, (size_t lb, D_PARAMS),
+     (lb, s_, i_))
+WRAP(void *, GC_debug_malloc_ignore_off_page, HP_HOW_DEBUG, 1, lb, (size_t lb, D_PARAMS),
+     (lb, s_, i_))
+WRAP(void *, GC_debug_malloc_atomic_ignore_off_page, HP_HOW_DEBUG, 1, lb,
+     (size_t lb, D_PARAMS), (lb, s_, i_))
+WRAP(void *, GC_debug_malloc_replacement, HP_HOW_DEBUG, 1, lb, (size_t lb), (lb))
+WRAP(void *, GC_generic_malloc, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_generic_malloc_ignore_off_page, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_generic_malloc_uncollectable, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_generic_or_special_malloc, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_debug_generic_or_special_malloc, HP_HOW_DEBUG, 1, lb,
+     (size_t lb, int k, D_PARAMS), (lb, k, s_, i_))
+WRAP(void *, GC_malloc_kind, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_malloc_kind_global, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+WRAP(void *, GC_malloc_explicitly_typed, HP_HOW_TYPED, 0, lb, (size_t lb, GC_descr d), (lb, d))
+WRAP(void *, GC_malloc_explicitly_typed_ignore_off_page, HP_HOW_TYPED, 0, lb,
+     (size_t lb, GC_descr d), (lb, d))
+WRAP(void *, GC_calloc_explicitly_typed, HP_HOW_TYPED, 0, n * lb,
+     (size_t n, size_t lb, GC_descr d), (n, lb, d))
+WRAP(void *, GC_gcj_malloc, HP_HOW_GCJ, 0, lb, (size_t lb, void *vt), (lb, vt))
+WRAP(void *, GC_gcj_malloc_ignore_off_page, HP_HOW_GCJ, 0, lb, (size_t lb, void *vt), (lb, vt))
+WRAP(void *, GC_debug_gcj_malloc, HP_HOW_DEBUG, 1, lb, (size_t lb, void *vt, D_PARAMS),
+     (lb, vt, s_, i_))
+WRAP(void *, GC_finalized_malloc, HP_HOW_FINALIZED, 1, lb,
+     (size_t lb, const struct GC_finalizer_closure *fc), (lb, fc))
+
+int GC_posix_memalign(void **memptr, size_t align, size_t lb)
+{
+    hp_thread *t = enter();
+    int rc = hp_real.GC_posix_memalign(memptr, align, lb);
+    leave(t, rc == 0 ? *memptr : NULL, lb, HP_HOW_NORMAL, 1, HP_FRAME, HP_RET);
+    return rc;
+}
+
+/* A moved object is a new object; the old one was freed by the nested
+ * GC_free (or GC_debug_free), which notes it. */
+#define WRAP_REALLOC(name, params, args)                                      \
+    void *name params                                                         \
+    {                                                                         \
+        hp_thread *t_ = enter();                                              \
+        void *r_ = hp_real.name args;                                         \
+        leave(t_, r_ != p ? r_ : NULL, lb, HP_HOW_REALLOC, 1, HP_FRAME, HP_RET); \
+        return r_;                                                            \
+    }
+
+WRAP_REALLOC(GC_realloc, (void *p, size_t lb), (p, lb))
+WRAP_REALLOC(GC_debug_realloc, (void *p, size_t lb, D_PARAMS), (p, lb, s_, i_))
+WRAP_REALLOC(GC_debug_realloc_replacement, (void *p, size_t lb), (p, lb))
+
+void *GC_malloc_many(size_t lb)
+{
+    hp_thread *t = enter();
+    void *r = hp_real.GC_malloc_many(lb);
+    if (--t->depth == 0 && r) record_list(t, r, lb, HP_FRAME, HP_RET);
+    return r;
+}
+
+void GC_generic_malloc_many(size_t lb, int k, void **result)
+{
+    hp_thread *t = enter();
+    hp_real.GC_generic_malloc_many(lb, k, result);
+    if (--t->depth == 0 && *result) record_list(t, *result, lb, HP_FRAME, HP_RET);
+}
+
+/* ---- Deallocation: the record goes at once (under the allocation lock,
+ * after draining every log so that the free applies to the right object). */
+static void *free_under_lock(void *base)
+{
+    hp_census_note_free((uintptr_t)base);
+    return NULL;
+}
+
+static void note_free(void *p)
+{
+    if (!p) return;
+    void *base = hp_real.GC_base(p);
+    if (base) hp_real.GC_call_with_alloc_lock(free_under_lock, base);
+}
+
+void GC_free(void *p)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    note_free(p);
+    hp_real.GC_free(p);
+}
+
+void GC_debug_free(void *p)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    note_free(p);
+    hp_real.GC_debug_free(p);
+}
+
+/* Finalizers run inside allocation calls; what they allocate is theirs. */
+int GC_invoke_finalizers(void)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    hp_thread *t = &hp_tls;
+    int saved = t->depth;
+    t->depth = 0;
+    int r = hp_real.GC_invoke_finalizers();
+    t->depth = saved;
+    return r;
+}
+
+/* ---- Callback slots: heapprof keeps its own callback installed and
+ * chains the program's behind it. */
+void GC_set_on_collection_event(GC_on_collection_event_proc fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    hp_hooks_set_program_event_cb(fn);
+}
+
+GC_on_collection_event_proc GC_get_on_collection_event(void)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    return hp_hooks_program_event_cb();
+}
+
+void GC_register_has_static_roots_callback(GC_has_static_roots_func fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    hp_hooks_set_program_roots_cb(fn);
+}
