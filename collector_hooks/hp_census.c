@@ -53,70 +53,82 @@ int hp_census_init(void)
     return 0;
 }
 
-static hp_ccs_stats *stats_for(uint32_t ccs)
+/* Make room for every stack interned so far (fresh pages read as zero). */
+static hp_ccs_stats *stats_all(void)
 {
-    if (ccs >= nstats) {
-        if (hp_vec_ensure(&stats_vec, (size_t)(ccs + 1) * sizeof(hp_ccs_stats)) != 0)
-            return NULL;
-        nstats = ccs + 1;   /* fresh pages are zero */
+    uint32_t n = hp_stacks_count();
+    if (n > nstats) {
+        if (hp_vec_ensure(&stats_vec, (size_t)n * sizeof(hp_ccs_stats)) != 0) return NULL;
+        nstats = n;
     }
-    return &((hp_ccs_stats *)stats_vec.base)[ccs];
-}
-
-typedef struct sweep_ctx {
-    int census;
-    uint64_t live_bytes, live_objects;
-    uintptr_t page;         /* last heap page checked with GC_base */
-    int page_in_use;
-} sweep_ctx;
-
-static void visit(hp_rec *r, hp_event ev, void *arg)
-{
-    sweep_ctx *cx = arg;
-    hp_ccs_stats *st = stats_for(r->ccs);
-    if (!st) return;
-    switch (ev) {
-    case HP_EV_NEW:
-        st->objects++;
-        st->bytes += r->granted;
-        st->requested += r->req;
-        total_objects++;
-        total_bytes += r->granted;
-        total_requested += r->req;
-        break;
-    case HP_EV_SURVIVED:
-        if (r->age == 1) {
-            st->survived += r->granted;
-            total_survived += r->granted;
-        }
-        if (cx && cx->census) {
-            st->census += r->granted;
-            cx->live_bytes += r->granted;
-            cx->live_objects++;
-        }
-        break;
-    case HP_EV_DIED:
-    case HP_EV_FREED:
-        break;
-    }
+    return (hp_ccs_stats *)stats_vec.base;
 }
 
 /* Is the object at `base` live after this collection? The block may have
  * been freed (and its header merged away) by this very collection's
  * reclaim, where GC_is_marked would crash: GC_base says whether the page
- * still holds a block in use, once per page. */
-static int is_live(uintptr_t base, void *arg)
+ * still holds a block in use, once per page. In a block in use, base is
+ * either still an object start with a valid mark bit, or (block reused for
+ * another size) some granule whose bit is clear. */
+static inline int is_live(uintptr_t base, uintptr_t *page, int *page_in_use)
 {
-    sweep_ctx *cx = arg;
-    uintptr_t page = base >> 12;
-    if (page != cx->page) {
-        cx->page = page;
-        cx->page_in_use = hp_real.GC_base((void *)base) != NULL;
+    uintptr_t pg = base >> 12;
+    if (pg != *page) {
+        *page = pg;
+        *page_in_use = hp_real.GC_base((void *)base) != NULL;
     }
-    if (!cx->page_in_use) return 0;
-    /* In a block in use, base is either still an object start with a valid
-     * mark bit, or (block reused) any granule, whose bit is then clear. */
-    return hp_real.GC_is_marked((void *)base) != 0;
+    return *page_in_use && hp_real.GC_is_marked((void *)base) != 0;
+}
+
+typedef struct sweep_result { uint64_t live_bytes, live_objects; } sweep_result;
+
+/* Judge every record after a collection: tally a record's allocation the
+ * first time it is swept (age 0), count survivors, drop the dead, and add
+ * live bytes to the census when one is being taken. */
+static sweep_result sweep(int census)
+{
+    sweep_result res = {0, 0};
+    hp_ccs_stats *stats = stats_all();
+    size_t len;
+    hp_rec *recs = hp_shadow_table(&len);
+    if (!stats) return res;
+    int frees = hp_shadow_has_frees();
+    uintptr_t page = UINTPTR_MAX;
+    int page_in_use = 0;
+    uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
+    size_t out = 0;
+    for (size_t i = 0; i < len; i++) {
+        hp_rec *r = &recs[i];
+        hp_ccs_stats *st = &stats[r->ccs];
+        if (r->age == 0) {
+            st->objects++;
+            st->bytes += r->granted;
+            st->requested += r->req;
+            objects++;
+            bytes += r->granted;
+            requested += r->req;
+        }
+        if ((frees && hp_shadow_freed_at(r, i)) || !is_live(r->base, &page, &page_in_use))
+            continue;
+        if (r->age == 0) {
+            st->survived += r->granted;
+            survived += r->granted;
+        }
+        if (r->age < 255) r->age++;
+        if (census) {
+            st->census += r->granted;
+            res.live_bytes += r->granted;
+            res.live_objects++;
+        }
+        if (out != i) recs[out] = *r;
+        out++;
+    }
+    hp_shadow_sweep_done(out);
+    total_objects += objects;
+    total_bytes += bytes;
+    total_requested += requested;
+    total_survived += survived;
+    return res;
 }
 
 static int take_output_role(void)
@@ -186,23 +198,20 @@ void hp_census_on_collection(int force)
     collections++;
     int census = force || hp_rt.cfg.interval <= 0 ||
                  now - last_census_time >= hp_rt.cfg.interval || censuses == 0;
-    sweep_ctx cx = {0};
-    cx.census = census;
-    cx.page = UINTPTR_MAX;
-    hp_shadow_drain(visit, &cx);
-    hp_shadow_sweep(is_live, visit, &cx);
+    hp_shadow_drain(NULL, NULL);
+    sweep_result res = sweep(census);
     if (census) {
         if (now < last_census_time) now = last_census_time;
         last_census_time = now;
         censuses++;
         atomic_fetch_add(&hp_rt.period, 1);
-        int peak = cx.live_bytes > peak_bytes || censuses == 1;
+        int peak = res.live_bytes > peak_bytes || censuses == 1;
         if (peak) {
-            peak_bytes = cx.live_bytes;
-            peak_objects = cx.live_objects;
+            peak_bytes = res.live_bytes;
+            peak_objects = res.live_objects;
             peak_time = now;
-            shadow_per_object = cx.live_objects
-                ? (double)hp_shadow_bytes() / (double)cx.live_objects : 0;
+            shadow_per_object = res.live_objects
+                ? (double)hp_shadow_bytes() / (double)res.live_objects : 0;
         }
         if (take_output_role()) {
             write_sample(now);
@@ -221,7 +230,7 @@ void hp_census_on_collection(int force)
 void hp_census_note_free(uintptr_t base)
 {
     uint64_t t0 = hp_mono_ns();
-    hp_shadow_note_free(base, visit, NULL);
+    hp_shadow_note_free(base, NULL, NULL);
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 

@@ -102,9 +102,8 @@ static void forced_collection(void)
     atomic_store(&forcing, 0);
 }
 
-void hp_hooks_maybe_force(hp_thread *t)
+void hp_hooks_clock_check(hp_thread *t)
 {
-    if (--t->countdown) return;
     double interval = hp_rt.cfg.interval;
     uint64_t now = hp_coarse_ns();
     /* Check the clock about every 1/16 of an interval: often while the

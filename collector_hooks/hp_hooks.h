@@ -9,9 +9,9 @@
 
 /* Install the hooks (hp_real must be resolved). */
 void hp_hooks_install(void);
-/* Allocation path, outermost call: force a collection when a census is
- * overdue (cheap: a per-thread countdown guards the clock read). */
-void hp_hooks_maybe_force(hp_thread *t);
+/* Allocation path, outermost call, when the thread's countdown reaches 0:
+ * read the clock and force a collection when a census is overdue. */
+void hp_hooks_clock_check(hp_thread *t);
 /* A final collection with a census, at exit. */
 void hp_hooks_final_collection(void);
 

@@ -102,10 +102,25 @@ static int is_libc(const char *module)
     return module && strncmp(module, "libc.so", 7) == 0;
 }
 
+/* GHC's recursion rule by function name (see hp_collapse_recursion). */
+static int collapse(const char **names, int n)
+{
+    const char *st[HP_NAME_FRAMES];
+    int len = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        int k = len - 1;
+        while (k >= 0 && strcmp(st[k], names[i]) != 0) k--;
+        if (k >= 0) len = k + 1;
+        else st[len++] = names[i];
+    }
+    for (int i = 0; i < len; i++) names[i] = st[len - 1 - i];
+    return len;
+}
+
 /* The stack's full name into `scratch` (NUL-terminated). Like GHC's stacks,
  * which end at MAIN, a name ends at the frame of main(); start-up frames in
  * libc beyond the outermost program frame (thread start, _start) are left
- * out too. */
+ * out too; then recursion is collapsed as GHC does (f/g/f/main is f/main). */
 static const char *full_text(uint32_t ccs)
 {
     hp_buf *out = &scratch;
@@ -121,13 +136,14 @@ static const char *full_text(uint32_t ccs)
             names[n++] = hp_ccnames_get((uint32_t)(f & ~HP_FRAME_EXPLICIT));
             continue;
         }
-        hp_sym_info info = hp_symbols_lookup(f - 1);
+        hp_sym_info info = hp_symbols_lookup(f);   /* frames are function starts */
         if (dropped(info.module_index)) continue;
         libc[n] = is_libc(info.module);
         names[n++] = info.function ? info.function : info.module ? info.module : "UNKNOWN";
         if (info.function && strcmp(info.function, "main") == 0) break;
     }
     while (n > 1 && libc[n - 1]) n--;
+    n = collapse(names, n);
     for (int i = 0; i < n; i++) {
         if (i) hp_buf_chr(out, '/');
         hp_buf_str(out, names[i]);

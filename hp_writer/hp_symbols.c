@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -32,6 +33,19 @@ static hp_module modules[HP_MAX_MODULES];
 static int nmodules;
 static int in_signal;
 static char exe_path[4096];
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int lock(void)
+{
+    if (in_signal) return pthread_mutex_trylock(&sym_lock) == 0;
+    pthread_mutex_lock(&sym_lock);
+    return 1;
+}
+
+static void unlock(void) { pthread_mutex_unlock(&sym_lock); }
+
+void hp_symbols_prefork(void) { pthread_mutex_lock(&sym_lock); }
+void hp_symbols_postfork(void) { pthread_mutex_unlock(&sym_lock); }
 
 int hp_symbols_init(void)
 {
@@ -83,13 +97,20 @@ static int on_module(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-void hp_symbols_refresh(void)
+static void refresh_locked(void)
 {
     if (in_signal) return;
     /* A module unloaded and another loaded at the same place would be
      * mistaken for the old one; keep the newest first by searching from
      * the end (see module_at). */
     dl_iterate_phdr(on_module, NULL);
+}
+
+void hp_symbols_refresh(void)
+{
+    if (!lock()) return;
+    refresh_locked();
+    unlock();
 }
 
 static void sift(hp_fsym *a, size_t start, size_t end)
@@ -167,24 +188,27 @@ static int module_at(uintptr_t pc)
     return -1;
 }
 
-int hp_symbols_module_of(uintptr_t addr)
+static int module_of_locked(uintptr_t addr)
 {
     int i = module_at(addr);
     if (i < 0) {
-        hp_symbols_refresh();
+        refresh_locked();
         i = module_at(addr);
     }
     return i;
 }
 
-hp_sym_info hp_symbols_lookup(uintptr_t pc)
+int hp_symbols_module_of(uintptr_t addr)
 {
-    hp_sym_info r = {NULL, NULL, -1};
-    int i = hp_symbols_module_of(pc);
-    if (i < 0) return r;
-    hp_module *m = &modules[i];
-    r.module = m->base;
-    r.module_index = i;
+    if (!lock()) return -1;
+    int i = module_of_locked(addr);
+    unlock();
+    return i;
+}
+
+/* The symbol covering pc in module m, or NULL. */
+static const hp_fsym *symbol_at(hp_module *m, uintptr_t pc)
+{
     if (!m->loaded) load_symbols(m);
     /* The last symbol starting at or below pc. */
     uint32_t lo = 0, hi = m->nsyms;
@@ -193,14 +217,40 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc)
         if (m->syms[mid].addr <= pc) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == 0) return r;
+    if (lo == 0) return NULL;
     /* Among symbols at the same address prefer one with a size covering pc. */
     for (uint32_t k = lo; k-- > 0 && m->syms[k].addr == m->syms[lo - 1].addr;) {
         const hp_fsym *s = &m->syms[k];
-        if (s->size == 0 ? pc - s->addr < 4096 : pc < s->addr + s->size) {
-            r.function = s->name;
-            break;
-        }
+        if (s->size == 0 ? pc - s->addr < 4096 : pc < s->addr + s->size) return s;
     }
+    return NULL;
+}
+
+hp_sym_info hp_symbols_lookup(uintptr_t pc)
+{
+    hp_sym_info r = {NULL, NULL, -1};
+    if (!lock()) return r;
+    int i = module_of_locked(pc);
+    if (i >= 0) {
+        hp_module *m = &modules[i];
+        r.module = m->base;
+        r.module_index = i;
+        const hp_fsym *s = symbol_at(m, pc);
+        if (s) r.function = s->name;
+    }
+    unlock();
     return r;
+}
+
+uintptr_t hp_symbols_function_start(uintptr_t pc)
+{
+    uintptr_t start = pc;
+    if (!lock()) return pc;
+    int i = module_of_locked(pc);
+    if (i >= 0) {
+        const hp_fsym *s = symbol_at(&modules[i], pc);
+        start = s ? s->addr : modules[i].lo;
+    }
+    unlock();
+    return start;
 }

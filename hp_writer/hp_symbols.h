@@ -1,8 +1,9 @@
 /* hp_symbols: names for code addresses, read from each loaded module's ELF
  * symbol table (.symtab, else .dynsym), so that static functions are named
  * too (dladdr sees only exported ones). Used only when output is written,
- * never on the allocation path. Not thread-safe: callers hold the output
- * role (see hp_census.h). */
+ * except hp_symbols_function_start, which the allocation path calls once per
+ * distinct return address. Thread-safe (one mutex; in a signal handler the
+ * functions only try it and report "unknown" when it is taken). */
 #ifndef HP_SYMBOLS_H
 #define HP_SYMBOLS_H
 #include <stdint.h>
@@ -23,5 +24,11 @@ typedef struct hp_sym_info {
 hp_sym_info hp_symbols_lookup(uintptr_t pc);
 /* Index of the module containing `addr`, or -1. */
 int hp_symbols_module_of(uintptr_t addr);
+/* Start of the function containing `pc` (the module's start when the
+ * module has no symbol for it; pc itself when no module contains it). */
+uintptr_t hp_symbols_function_start(uintptr_t pc);
+/* Around fork(). */
+void hp_symbols_prefork(void);
+void hp_symbols_postfork(void);
 
 #endif

@@ -2,8 +2,11 @@
 #include "hp_capture.h"
 #include "hp_stacks.h"
 #include "hp_config.h"
+#include "../hp_writer/hp_symbols.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -11,15 +14,25 @@ typedef int (*unw_backtrace_fn)(void **buffer, int size);
 
 static unw_backtrace_fn unw_backtrace_ptr;
 static int capture_depth = 8;
+static uint32_t empty_stack;   /* id of the stack with no frames */
+static _Atomic int unw_skip = -1;   /* heapprof's own frames above the wrapper's caller */
 
 void hp_capture_init(int unwind_fp, int depth)
 {
     capture_depth = depth;
+    empty_stack = hp_stacks_intern(NULL, 0);
     if (unwind_fp) return;
     /* Loaded privately: Debian's libunwind.so.8 also exports _Unwind_* and
      * backtrace(), which must not replace the program's own. */
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (h) unw_backtrace_ptr = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
+    if (h) {
+        unw_backtrace_ptr = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
+        /* The default global cache takes a lock at every step. */
+        int (*set_policy)(void *, int) =
+            (int (*)(void *, int))dlsym(h, "_ULx86_64_set_caching_policy");
+        void **space = dlsym(h, "_ULx86_64_local_addr_space");
+        if (set_policy && space) set_policy(*space, 2 /* UNW_CACHE_PER_THREAD */);
+    }
     if (!unw_backtrace_ptr) {
         char msg[512];
         int n = snprintf(msg, sizeof msg,
@@ -53,10 +66,19 @@ int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
 static int unw_walk(void *ret, uintptr_t *out, int max)
 {
     void *buf[HP_MAX_DEPTH + 16];
-    int got = unw_backtrace_ptr(buf, max + 16);
+    /* Walk only as far as needed: heapprof's own frames (learnt once: the
+     * position of the wrapper's return address) plus `max`. */
+    int skip = atomic_load_explicit(&unw_skip, memory_order_relaxed);
+    int got = unw_backtrace_ptr(buf, skip >= 0 ? skip + max : max + 16);
     int start = -1;
-    for (int i = 0; i < got; i++)
-        if (buf[i] == ret) { start = i; break; }
+    if (skip >= 0 && skip < got && buf[skip] == ret) {
+        start = skip;
+    } else {
+        if (skip >= 0) got = unw_backtrace_ptr(buf, max + 16);
+        for (int i = 0; i < got; i++)
+            if (buf[i] == ret) { start = i; break; }
+        if (start >= 0) atomic_store_explicit(&unw_skip, start, memory_order_relaxed);
+    }
     if (start < 0) {           /* not found: at least the direct caller */
         out[0] = (uintptr_t)ret;
         return 1;
@@ -64,6 +86,62 @@ static int unw_walk(void *ret, uintptr_t *out, int max)
     int n = 0;
     for (int i = start; i < got && n < max; i++) out[n++] = (uintptr_t)buf[i];
     return n;
+}
+
+int hp_collapse_recursion(uintptr_t *f, int n)
+{
+    /* GHC's rule, applied from the outermost frame in: pushing a frame that
+     * is already on the stack cuts the stack back to it. */
+    uintptr_t st[HP_MAX_DEPTH];
+    int len = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        int k = len - 1;
+        while (k >= 0 && st[k] != f[i]) k--;
+        if (k >= 0) len = k + 1;
+        else st[len++] = f[i];
+    }
+    for (int i = 0; i < len; i++) f[i] = st[len - 1 - i];
+    return len;
+}
+
+/* The function a return address belongs to: frames of a cost-centre stack
+ * are functions (cost centres), so that call sites within one function and
+ * recursion through inlined copies all name the same centre. */
+static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
+{
+    hp_pcfn *e = t->caches ? &t->caches->pcfn[(pc ^ (pc >> 10)) & (HP_PCFN_SLOTS - 1)] : NULL;
+    if (e && e->pc == pc) return e->fn;
+    uintptr_t fn = hp_symbols_function_start(pc - 1);
+    if (e) {
+        e->pc = pc;
+        e->fn = fn;
+    }
+    return fn;
+}
+
+/* The stack `parent` with the function of return address `pc` pushed on
+ * top, GHC's way: a function already on the stack cuts it back to there. */
+static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
+{
+    const hp_stack *p = hp_stacks_get(parent);
+    uintptr_t frames[HP_MAX_DEPTH + 1];
+    uint32_t n = p->n < HP_MAX_DEPTH ? p->n : HP_MAX_DEPTH;
+    frames[0] = function_of(t, pc);
+    for (uint32_t i = 0; i < n; i++) frames[i + 1] = p->frames[i];
+    return hp_stacks_intern(frames, (uint32_t)hp_collapse_recursion(frames, (int)n + 1));
+}
+
+static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t pc)
+{
+    if (!t->caches) return push_slow(t, parent, pc);
+    uint64_t h = (pc ^ ((uint64_t)parent << 20)) * 0x9e3779b97f4a7c15ull;
+    hp_edge *e = &t->caches->edge[h >> (64 - 12)];
+    if (e->pc == pc && e->parent == parent && e->child) return e->child - 1;
+    uint32_t child = push_slow(t, parent, pc);
+    e->pc = pc;
+    e->parent = parent;
+    e->child = child + 1;
+    return child;
 }
 
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
@@ -75,10 +153,13 @@ uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
         n = have < capture_depth ? have : capture_depth;
         for (int i = 0; i < n; i++)
             frames[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
-    } else if (unw_backtrace_ptr) {
-        n = unw_walk(ret, frames, capture_depth);
-    } else {
-        n = hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, frames, capture_depth);
+        return hp_stacks_intern(frames, (uint32_t)n);
     }
-    return hp_stacks_intern(frames, (uint32_t)n);
+    if (unw_backtrace_ptr)
+        n = unw_walk(ret, frames, capture_depth);
+    else
+        n = hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, frames, capture_depth);
+    uint32_t id = empty_stack;
+    for (int i = n - 1; i >= 0; i--) id = push(t, id, frames[i]);
+    return id;
 }

@@ -20,4 +20,9 @@ uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret);
 int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
                uintptr_t *out, int max);
 
+/* Collapse recursion in place, GHC's way (a frame already on the stack
+ * cuts the stack back to it); frames innermost first. Returns the new
+ * length. Exact addresses here; hp_names does the same with functions. */
+int hp_collapse_recursion(uintptr_t *frames, int n);
+
 #endif

@@ -10,6 +10,7 @@
 #include "../collector_hooks/hp_census.h"
 #include "../collector_hooks/hp_hooks.h"
 #include "../hp_writer/hp_names.h"
+#include "../hp_writer/hp_symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,6 +180,7 @@ static void at_exit(void)
 
 static void prefork(void)
 {
+    hp_symbols_prefork();
     hp_stacks_prefork();
     hp_shadow_prefork();
 }
@@ -187,12 +189,14 @@ static void postfork_parent(void)
 {
     hp_shadow_postfork_parent();
     hp_stacks_postfork();
+    hp_symbols_postfork();
 }
 
 static void postfork_child(void)
 {
     hp_shadow_postfork_child(hp_tls.log);
     hp_stacks_postfork();
+    hp_symbols_postfork();
     hp_rt.pid = getpid();
     hp_rt.forked_child = 1;
     hp_rt.start_ns = hp_mono_ns();

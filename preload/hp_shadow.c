@@ -114,19 +114,33 @@ hp_tlog *hp_shadow_log_new(void)
     return log;
 }
 
-int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
+hp_rec *hp_shadow_log_slot(hp_tlog *log)
 {
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
     if (n == HP_CHUNK_RECS) {
         hp_chunk *nc = chunk_get();
-        if (!nc) return -1;
+        if (!nc) return NULL;
         atomic_store_explicit(&c->next, nc, memory_order_release);
         log->tail = c = nc;
         n = 0;
     }
-    c->recs[n] = *r;
+    return &c->recs[n];
+}
+
+void hp_shadow_log_publish(hp_tlog *log)
+{
+    hp_chunk *c = log->tail;
+    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
     atomic_store_explicit(&c->count, n + 1, memory_order_release);
+}
+
+int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
+{
+    hp_rec *slot = hp_shadow_log_slot(log);
+    if (!slot) return -1;
+    *slot = *r;
+    hp_shadow_log_publish(log);
     return 0;
 }
 
@@ -139,9 +153,21 @@ static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
 
 static int table_push(const hp_rec *r)
 {
-    if (hp_vec_ensure(&table, (table_len + 1) * sizeof(hp_rec)) != 0) return -1;
+    if ((table_len + 1) * sizeof(hp_rec) > table.committed &&
+        hp_vec_ensure(&table, (table_len + 1) * sizeof(hp_rec)) != 0)
+        return -1;
     table_recs()[table_len++] = *r;
     return 0;
+}
+
+/* Append n records in one copy (drain without a visitor). */
+static void table_push_many(const hp_rec *r, size_t n)
+{
+    if ((table_len + n) * sizeof(hp_rec) > table.committed &&
+        hp_vec_ensure(&table, (table_len + n) * sizeof(hp_rec)) != 0)
+        return;
+    memcpy(table_recs() + table_len, r, n * sizeof *r);
+    table_len += n;
 }
 
 /* Drain one log; an exited thread's log is recycled once empty. */
@@ -152,9 +178,12 @@ static void drain_log(hp_tlog *log, hp_visit_fn visit, void *ctx)
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        for (uint32_t i = log->consumed; i < n; i++) {
-            if (table_push(&c->recs[i]) == 0 && visit)
-                visit(&table_recs()[table_len - 1], HP_EV_NEW, ctx);
+        if (!visit) {
+            table_push_many(&c->recs[log->consumed], n - log->consumed);
+        } else {
+            for (uint32_t i = log->consumed; i < n; i++)
+                if (table_push(&c->recs[i]) == 0)
+                    visit(&table_recs()[table_len - 1], HP_EV_NEW, ctx);
         }
         log->consumed = n;
         hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
@@ -227,6 +256,27 @@ static int was_freed(const hp_rec *r, size_t idx)
     return f[i].base == r->base && idx < f[i].seq;
 }
 
+hp_rec *hp_shadow_table(size_t *len)
+{
+    *len = table_len;
+    return table_recs();
+}
+
+int hp_shadow_has_frees(void) { return freed_len != 0; }
+int hp_shadow_freed_at(const hp_rec *r, size_t idx) { return was_freed(r, idx); }
+
+void hp_shadow_sweep_done(size_t new_len)
+{
+    table_len = new_len;
+    if (freed_len) {
+        memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
+        freed_len = 0;
+    }
+    /* Give memory back when the table has shrunk a lot. */
+    if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
+        hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
+}
+
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
 {
     hp_rec *recs = table_recs();
@@ -246,14 +296,7 @@ void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
         if (visit) visit(&recs[out], HP_EV_SURVIVED, ctx);
         out++;
     }
-    table_len = out;
-    if (freed_len) {
-        memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
-        freed_len = 0;
-    }
-    /* Give memory back when the table has shrunk a lot. */
-    if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
-        hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
+    hp_shadow_sweep_done(out);
 }
 
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx)

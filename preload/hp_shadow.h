@@ -40,6 +40,9 @@ int hp_shadow_init(void);
 /* --- thread side --- */
 hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
 int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);   /* owner thread only */
+/* Or, without a copy: a slot to fill in, then publish it. */
+hp_rec *hp_shadow_log_slot(hp_tlog *log);
+void hp_shadow_log_publish(hp_tlog *log);
 void hp_shadow_log_exit(hp_tlog *log);     /* owner thread is exiting */
 
 /* --- owner side (caller holds the collector's allocation lock) --- */
@@ -47,7 +50,8 @@ typedef enum { HP_EV_NEW, HP_EV_SURVIVED, HP_EV_DIED, HP_EV_FREED } hp_event;
 typedef void (*hp_visit_fn)(hp_rec *r, hp_event ev, void *ctx);
 typedef int (*hp_live_fn)(uintptr_t base, void *ctx);
 
-/* Move every logged record into the main table; visit each with HP_EV_NEW. */
+/* Move every logged record into the main table; visit each with HP_EV_NEW
+ * (`visit` may be NULL: then records are copied in bulk). */
 void hp_shadow_drain(hp_visit_fn visit, void *ctx);
 /* The program freed the object at `base` (explicitly, GC_free). Drains
  * first, so the free applies to records allocated before it only. */
@@ -58,6 +62,14 @@ void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
 /* Visit every record without changing anything (event HP_EV_SURVIVED). */
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
+
+/* Direct access for a caller that sweeps with its own loop (the census):
+ * the records, whether record `idx` was freed explicitly, and the new
+ * length once survivors have been compacted to the front. */
+hp_rec *hp_shadow_table(size_t *len);
+int hp_shadow_has_frees(void);
+int hp_shadow_freed_at(const hp_rec *r, size_t idx);
+void hp_shadow_sweep_done(size_t new_len);
 
 size_t hp_shadow_records(void);      /* records in the main table */
 size_t hp_shadow_bytes(void);        /* bytes the shadow table occupies */

@@ -7,11 +7,37 @@
 #include "hp_shadow.h"
 
 #define HP_CC_MAX 256   /* explicit cost centres kept per thread */
+#define HP_PCFN_SLOTS 1024
+
+#define HP_EDGE_SLOTS 4096
+
+/* Return address -> start of its function, cached per thread. */
+typedef struct hp_pcfn { uintptr_t pc, fn; } hp_pcfn;
+
+/* A cost-centre stack is built as GHC builds one: from the outermost frame
+ * in, each frame pushed onto the stack so far. This per-thread cache maps
+ * (stack so far, return address) -> the stack after the push, so a hit
+ * costs a hash and a compare per frame. */
+typedef struct hp_edge {
+    uintptr_t pc;
+    uint32_t parent, child;   /* stack ids; child + 1, 0 = empty slot */
+} hp_edge;
+
+/* Per-thread caches, in profiler memory (not TLS: they are large). */
+typedef struct hp_caches {
+    hp_pcfn pcfn[HP_PCFN_SLOTS];
+    hp_edge edge[HP_EDGE_SLOTS];
+    struct hp_caches *next_free;
+} hp_caches;
 
 typedef struct hp_thread {
     int depth;               /* nesting of GC_ entry points on this thread */
     int ready;               /* log and stack bounds set up */
     hp_tlog *log;
+    hp_caches *caches;       /* or NULL when out of memory */
+    size_t last_req;         /* one-entry cache: request size of the last */
+    uint32_t last_granted;   /* plain allocation -> granted bytes and kind */
+    int last_how, last_kind;
     uint32_t countdown;      /* allocations until the next clock check */
     uint32_t check_every;
     uint64_t last_check_ns;

@@ -40,7 +40,7 @@ static inline hp_thread *enter(void)
 {
     hp_thread *t = &hp_tls;
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    if (t->depth == 0 && t->ready) hp_hooks_maybe_force(t);
+    if (t->depth == 0 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
     t->depth++;
     return t;
 }
@@ -54,17 +54,34 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     void *base = need_base ? hp_real.GC_base(p) : p;
     if (!base) return;
     size_t granted = 0;
-    int kind = hp_real.GC_get_kind_and_size(base, &granted);
-    hp_rec r;
-    memset(&r, 0, sizeof r);
-    r.base = (uintptr_t)base;
-    r.ccs = ccs;
-    r.req = sat32(req);
-    r.granted = sat32(granted);
-    r.birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    r.kind = (uint8_t)kind;
-    r.how = (uint8_t)how;
-    hp_shadow_log_append(t->log, &r);
+    int kind;
+    /* A plain allocation's granted size and kind depend only on the request
+     * size (the collector's size map is fixed): ask once per size. */
+    if (!need_base && how == t->last_how && req == t->last_req) {
+        granted = t->last_granted;
+        kind = t->last_kind;
+    } else {
+        kind = hp_real.GC_get_kind_and_size(base, &granted);
+        if (!need_base && (how == HP_HOW_NORMAL || how == HP_HOW_ATOMIC)) {
+            t->last_how = how;
+            t->last_req = req;
+            t->last_granted = sat32(granted);
+            t->last_kind = kind;
+        }
+    }
+    hp_rec *r = hp_shadow_log_slot(t->log);
+    if (!r) return;
+    r->base = (uintptr_t)base;
+    r->ccs = ccs;
+    r->req = sat32(req);
+    r->granted = sat32(granted);
+    r->birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    r->ldv = 0;
+    r->kind = (uint8_t)kind;
+    r->how = (uint8_t)how;
+    r->age = 0;
+    r->flags = 0;
+    hp_shadow_log_publish(t->log);
 }
 
 __attribute__((noinline)) static void record(hp_thread *t, void *p, size_t req, int how,
