@@ -37,7 +37,7 @@ static char date[64];
 static uint64_t collections, censuses, total_objects, total_bytes, total_requested,
     total_survived, peak_bytes, peak_objects;
 static double peak_time, last_census_time;
-static double shadow_per_object;
+static uint64_t shadow_at_peak, logs_at_peak;
 
 int hp_census_init(void)
 {
@@ -210,8 +210,8 @@ void hp_census_on_collection(int force)
             peak_bytes = res.live_bytes;
             peak_objects = res.live_objects;
             peak_time = now;
-            shadow_per_object = res.live_objects
-                ? (double)hp_shadow_bytes() / (double)res.live_objects : 0;
+            shadow_at_peak = hp_shadow_bytes();
+            logs_at_peak = hp_shadow_log_bytes();
         }
         if (take_output_role()) {
             write_sample(now);
@@ -306,7 +306,8 @@ void hp_census_finish(int from_signal)
                 s.survived = total_survived;
                 s.stacks = hp_stacks_count();
                 s.profiler_bytes = hp_mem_committed();
-                s.shadow_bytes_per_object = shadow_per_object;
+                s.shadow_bytes = shadow_at_peak;
+                s.log_bytes = logs_at_peak;
                 s.note = from_signal ? "(the program was stopped by a signal: figures are "
                                        "as of the last census)" : NULL;
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);

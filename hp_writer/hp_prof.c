@@ -1,6 +1,9 @@
 /* hp_prof: the .prof report (see hp_prof.h). */
 #include "hp_prof.h"
 #include "hp_names.h"
+#include "../preload/hp_shadow.h"
+
+typedef hp_rec hp_rec_size_probe;
 
 #include <string.h>
 
@@ -113,8 +116,16 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_u64(b, s->profiler_bytes);
     hp_buf_str(b, " bytes\n");
     line("shadow table", b);
-    hp_buf_fixed(b, s->shadow_bytes_per_object, 1);
-    hp_buf_str(b, " bytes per live object at the peak\n");
+    hp_buf_u64(b, (uint64_t)sizeof(hp_rec_size_probe));
+    hp_buf_str(b, " bytes a record; at the peak ");
+    hp_buf_u64(b, s->shadow_bytes);
+    hp_buf_str(b, " bytes for ");
+    hp_buf_u64(b, s->peak_objects);
+    hp_buf_str(b, " live objects (");
+    hp_buf_fixed(b, s->peak_objects ? (double)s->shadow_bytes / (double)s->peak_objects : 0, 1);
+    hp_buf_str(b, " bytes per live object), allocation logs ");
+    hp_buf_u64(b, s->log_bytes);
+    hp_buf_str(b, " bytes\n");
     if (s->note) {
         hp_buf_str(b, "\n        ");
         hp_buf_str(b, s->note);

@@ -25,7 +25,7 @@ typedef struct hp_prof_summary {
     uint64_t peak_bytes, peak_objects;
     uint64_t objects, bytes, requested, survived;
     uint64_t stacks, profiler_bytes;
-    double shadow_bytes_per_object;      /* at the peak census */
+    uint64_t shadow_bytes, log_bytes;    /* at the peak census */
     const char *note;                    /* extra line, or NULL */
 } hp_prof_summary;
 

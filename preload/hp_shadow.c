@@ -307,10 +307,8 @@ void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
 
 size_t hp_shadow_records(void) { return table_len; }
 
-size_t hp_shadow_bytes(void)
-{
-    return table.committed + freed_vec.committed + meta_arena.vec.committed;
-}
+size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
+size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }
 
 void hp_shadow_prefork(void)
 {

@@ -72,7 +72,8 @@ int hp_shadow_freed_at(const hp_rec *r, size_t idx);
 void hp_shadow_sweep_done(size_t new_len);
 
 size_t hp_shadow_records(void);      /* records in the main table */
-size_t hp_shadow_bytes(void);        /* bytes the shadow table occupies */
+size_t hp_shadow_bytes(void);        /* main table bytes committed */
+size_t hp_shadow_log_bytes(void);    /* allocation logs (chunks) committed */
 
 /* Around fork(): in the child only the forking thread survives. */
 void hp_shadow_prefork(void);
