@@ -22,6 +22,7 @@
 static hp_vec stats_vec;          /* hp_ccs_stats[ccs] */
 static uint32_t nstats;           /* entries in use */
 static hp_vec label_bytes_vec;    /* uint64_t[label] */
+static hp_vec signal_census_vec;  /* uint64_t[ccs]: the census taken by a signal */
 static hp_vec sample_labels_vec;  /* const char *[] */
 static hp_vec sample_values_vec;  /* uint64_t[] */
 static hp_buf hp_out;             /* one .hp sample */
@@ -38,11 +39,13 @@ static uint64_t collections, censuses, total_objects, total_bytes, total_request
     total_survived, peak_bytes, peak_objects;
 static double peak_time, last_census_time;
 static uint64_t shadow_at_peak, logs_at_peak;
+static int unjudged_census;       /* the last census was taken without a collection */
 
 int hp_census_init(void)
 {
     if (hp_vec_reserve(&stats_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&label_bytes_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&signal_census_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&sample_labels_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&sample_values_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_buf_init(&hp_out, (size_t)1 << 32) != 0) return -1;
@@ -85,7 +88,7 @@ typedef struct sweep_result { uint64_t live_bytes, live_objects; } sweep_result;
 /* Judge every record after a collection: tally a record's allocation the
  * first time it is swept (age 0), count survivors, drop the dead, and add
  * live bytes to the census when one is being taken. */
-static sweep_result sweep(int census)
+static sweep_result sweep(int census, int judge)
 {
     sweep_result res = {0, 0};
     hp_ccs_stats *stats = stats_all();
@@ -100,7 +103,7 @@ static sweep_result sweep(int census)
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
-        if (r->age == 0) {
+        if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {
             st->objects++;
             st->bytes += r->granted;
             st->requested += r->req;
@@ -108,13 +111,17 @@ static sweep_result sweep(int census)
             bytes += r->granted;
             requested += r->req;
         }
-        if ((frees && hp_shadow_freed_at(r, i)) || !is_live(r->base, &page, &page_in_use))
-            continue;
-        if (r->age == 0) {
-            st->survived += r->granted;
-            survived += r->granted;
+        if (frees && hp_shadow_freed_at(r, i)) continue;
+        if (judge) {
+            if (!is_live(r->base, &page, &page_in_use)) continue;
+            if (r->age == 0) {
+                st->survived += r->granted;
+                survived += r->granted;
+            }
+            if (r->age < 255) r->age++;
+        } else {
+            r->flags |= HP_REC_TALLIED;
         }
-        if (r->age < 255) r->age++;
         if (census) {
             st->census += r->granted;
             res.live_bytes += r->granted;
@@ -158,19 +165,18 @@ static void open_hp_file(void)
     }
 }
 
-static void write_sample(double t)
+/* Write one sample; bytes_of(c) gives stack c's live bytes. */
+static void write_sample_of(double t, uint64_t (*bytes_of)(uint32_t))
 {
-    uint32_t nlab = 0;
     /* Fold stacks into labels (stacks with equal labels share a band). */
     for (uint32_t c = 0; c < nstats; c++) {
-        hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[c];
-        if (!st->census) continue;
+        uint64_t bytes = bytes_of(c);
+        if (!bytes) continue;
         uint32_t l = hp_names_label_of(c);
-        if (l + 1 > nlab) nlab = l + 1;
         if (hp_vec_ensure(&label_bytes_vec, (size_t)(hp_names_label_count() + 1) *
                                                 sizeof(uint64_t)) != 0)
             return;
-        ((uint64_t *)label_bytes_vec.base)[l] += st->census;
+        ((uint64_t *)label_bytes_vec.base)[l] += bytes;
     }
     uint32_t total_labels = hp_names_label_count();
     if (hp_vec_ensure(&label_bytes_vec, (size_t)(total_labels + 1) * sizeof(uint64_t)) != 0 ||
@@ -191,15 +197,54 @@ static void write_sample(double t)
     if (hp_fd >= 0) hp_hp_sample(&hp_out, hp_fd, t, names, values, n);
 }
 
-void hp_census_on_collection(int force)
+static uint64_t census_bytes_of(uint32_t c) { return ((hp_ccs_stats *)stats_vec.base)[c].census; }
+static uint64_t signal_bytes_of(uint32_t c) { return ((uint64_t *)signal_census_vec.base)[c]; }
+
+static void write_sample(double t) { write_sample_of(t, census_bytes_of); }
+
+/* ---- Async-signal-safe from here to the end of signal_census. ---- */
+static void signal_visit(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    if (r->ccs >= nstats) return;
+    hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[r->ccs];
+    ((uint64_t *)signal_census_vec.base)[r->ccs] += r->granted;
+    if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {   /* never swept: tally it */
+        st->objects++;
+        st->bytes += r->granted;
+        st->requested += r->req;
+        total_objects++;
+        total_bytes += r->granted;
+        total_requested += r->req;
+    }
+}
+
+/* The last census when a signal ends the program: no collection can be run
+ * from a signal handler, so every record not found dead by the last
+ * collection counts as live (read-only: the shadow table is not ours). */
+static void signal_census(double now)
+{
+    if (!stats_all() ||
+        hp_vec_ensure(&signal_census_vec, (size_t)(nstats + 1) * sizeof(uint64_t)) != 0)
+        return;
+    memset(signal_census_vec.base, 0, (size_t)nstats * sizeof(uint64_t));
+    hp_shadow_peek(signal_visit, NULL);
+    write_sample_of(now, signal_bytes_of);
+    censuses++;
+    unjudged_census = 1;
+}
+/* ---- end of signal-safe census ---- */
+
+static void census_pass(int force, int judge, uint64_t start_ns)
 {
     uint64_t t0 = hp_mono_ns();
-    double now = hp_profile_seconds(t0);
-    collections++;
+    double now = hp_profile_seconds(start_ns);
+    if (judge) collections++;
     int census = force || hp_rt.cfg.interval <= 0 ||
                  now - last_census_time >= hp_rt.cfg.interval || censuses == 0;
     hp_shadow_drain(NULL, NULL);
-    sweep_result res = sweep(census);
+    sweep_result res = sweep(census, judge);
     if (census) {
         if (now < last_census_time) now = last_census_time;
         last_census_time = now;
@@ -227,6 +272,14 @@ void hp_census_on_collection(int force)
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 
+void hp_census_on_collection(int force, uint64_t start_ns) { census_pass(force, 1, start_ns); }
+
+void hp_census_without_collection(void)
+{
+    unjudged_census = 1;
+    census_pass(1, 0, hp_mono_ns());
+}
+
 void hp_census_note_free(uintptr_t base)
 {
     uint64_t t0 = hp_mono_ns();
@@ -239,7 +292,7 @@ double hp_census_last_time(void) { return last_census_time; }
 static void say_done(void)
 {
     hp_buf_reset(&msg);
-    if (total_objects == 0) {
+    if (total_objects == 0 && hp_stacks_count() <= 1) {
         if (hp_rt.forked_child) return;
         hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
         hp_buf_str(&msg, hp_rt.program);
@@ -276,7 +329,8 @@ void hp_census_finish(int from_signal)
     hp_symbols_set_signal_context(from_signal);
     double end = hp_profile_seconds(hp_mono_ns());
     if (end < last_census_time) end = last_census_time;
-    if (total_objects > 0) {
+    if (total_objects > 0 || hp_stacks_count() > 1) {
+        if (from_signal) signal_census(end);
         open_hp_file();
         if (hp_fd >= 0) {
             hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
@@ -308,8 +362,13 @@ void hp_census_finish(int from_signal)
                 s.profiler_bytes = hp_mem_committed();
                 s.shadow_bytes = shadow_at_peak;
                 s.log_bytes = logs_at_peak;
-                s.note = from_signal ? "(the program was stopped by a signal: figures are "
-                                       "as of the last census)" : NULL;
+                s.note = from_signal
+                    ? "(the program was stopped by a signal: the last census counts every "
+                      "object not found dead by the last collection)"
+                    : unjudged_census
+                    ? "(no collection could be run at exit (GC_disable?): the last census "
+                      "counts every object not found dead by an earlier collection)"
+                    : NULL;
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
                 close(fd);
             }

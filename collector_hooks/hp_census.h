@@ -16,8 +16,12 @@
 int hp_census_init(void);
 /* A collection has completed (marks final, finalization done). Drains the
  * logs, judges every record, and takes a census when one is due or
- * `force` is set. */
-void hp_census_on_collection(int force);
+ * `force` is set, stamped with the profile time at `start_ns` (when the
+ * collection began). */
+void hp_census_on_collection(int force, uint64_t start_ns);
+/* A census when no collection can be had (the collector is disabled at
+ * exit): every record not yet found dead counts as live. Lock held. */
+void hp_census_without_collection(void);
 /* The program freed the object at `base` (caller holds the lock). */
 void hp_census_note_free(uintptr_t base);
 /* Seconds (profile clock) of the last census, or 0. */

@@ -15,15 +15,34 @@ static _Atomic int forcing;                /* a forced collection is running */
 static _Atomic int force_census;           /* the next collection takes a census */
 static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection */
 
+/* Exclude what a forced collection took, less what the census inside it
+ * already excluded for itself. */
+static void exclude_since(uint64_t t0, uint64_t excluded_before)
+{
+    uint64_t spent = hp_mono_ns() - t0;
+    uint64_t inner = atomic_load(&hp_rt.excluded_ns) - excluded_before;
+    if (spent > inner) atomic_fetch_add(&hp_rt.excluded_ns, spent - inner);
+}
+
 /* ---- Collector callback: runs on the collecting thread with the
  * allocation lock held. For the THREAD_SUSPENDED / THREAD_UNSUSPENDED events
  * and everything between PRE_STOP_WORLD and POST_START_WORLD the world is
  * stopped: nothing here takes a lock or allocates. Only RECLAIM_END does
  * work, and the world is running by then. ---- */
+static uint64_t collection_start_ns;       /* allocation lock held when used */
+
 static void hp_on_collection_event(GC_EventType ev)
 {
-    if (ev == GC_EVENT_RECLAIM_END)
-        hp_census_on_collection(atomic_exchange(&force_census, 0));
+    /* A census shows the heap as the collection found it: stamp it with
+     * the time the collection started. (Incremental collections have no
+     * START; their first stop-the-world stands in for it.) */
+    if ((ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) && !collection_start_ns)
+        collection_start_ns = hp_mono_ns();
+    if (ev == GC_EVENT_RECLAIM_END) {
+        uint64_t start = collection_start_ns ? collection_start_ns : hp_mono_ns();
+        collection_start_ns = 0;
+        hp_census_on_collection(atomic_exchange(&force_census, 0), start);
+    }
     GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
     if (fn) fn(ev);
 }
@@ -88,7 +107,7 @@ static void forced_collection(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&forcing, &expect, 1)) return;
-    uint64_t t0 = hp_mono_ns();
+    uint64_t t0 = hp_mono_ns(), ex0 = atomic_load(&hp_rt.excluded_ns);
     uint32_t before = atomic_load(&hp_rt.period);
     atomic_store(&force_census, 1);
     hp_real.GC_gcollect();
@@ -98,7 +117,7 @@ static void forced_collection(void)
         atomic_store(&next_force_try_ns,
                      hp_coarse_ns() + (uint64_t)(hp_rt.cfg.interval * 1e9));
     }
-    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    exclude_since(t0, ex0);
     atomic_store(&forcing, 0);
 }
 
@@ -117,17 +136,46 @@ void hp_hooks_clock_check(hp_thread *t)
     t->countdown = t->check_every;
     t->last_check_ns = now;
     if (interval <= 0 || now < atomic_load(&next_force_try_ns)) return;
-    /* A census is due one interval after the last; collections that come
-     * by themselves take it. Force one only when none has come for half an
-     * interval more. */
-    if (hp_profile_seconds(now) >= hp_census_last_time() + 1.5 * interval)
+    /* A census is due one interval after the last (semantics: at least one
+     * per interval while the program allocates); a collection that comes by
+     * itself takes it, else one is forced. */
+    if (hp_profile_seconds(now) >= hp_census_last_time() + interval)
         forced_collection();
+}
+
+static void *census_under_lock(void *unused)
+{
+    (void)unused;
+    hp_census_without_collection();
+    return NULL;
 }
 
 void hp_hooks_final_collection(void)
 {
-    atomic_store(&force_census, 1);
-    uint64_t t0 = hp_mono_ns();
-    hp_real.GC_gcollect();
-    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    uint64_t t0 = hp_mono_ns(), ex0 = atomic_load(&hp_rt.excluded_ns);
+    uint32_t before = atomic_load(&hp_rt.period);
+    /* A thread that has unregistered itself (bdwgc's own gctest does this
+     * before exit) may not collect: register it for the last collection. */
+    int registered_here = 0;
+    if (hp_real.GC_thread_is_registered && !hp_real.GC_thread_is_registered() &&
+        hp_real.GC_allow_register_threads && hp_real.GC_get_stack_base &&
+        hp_real.GC_register_my_thread && hp_real.GC_unregister_my_thread) {
+        struct GC_stack_base sb;
+        hp_real.GC_allow_register_threads();
+        if (hp_real.GC_get_stack_base(&sb) == GC_SUCCESS &&
+            hp_real.GC_register_my_thread(&sb) == GC_SUCCESS)
+            registered_here = 1;
+    }
+    int may_collect = !hp_real.GC_thread_is_registered || hp_real.GC_thread_is_registered();
+    if (may_collect) {
+        atomic_store(&force_census, 1);
+        hp_real.GC_gcollect();
+        atomic_store(&force_census, 0);
+    }
+    if (atomic_load(&hp_rt.period) == before)
+        /* The collector declined (GC_disable) or could not run: the last
+         * census counts every object not yet found dead. */
+        hp_real.GC_call_with_alloc_lock(census_under_lock, NULL);
+    if (registered_here) hp_real.GC_unregister_my_thread();
+    exclude_since(t0, ex0);
 }

@@ -22,8 +22,11 @@ void hp_buf_chr(hp_buf *b, char c);
 void hp_buf_u64(hp_buf *b, uint64_t v);
 /* Right-aligned in `width` columns. */
 void hp_buf_u64w(hp_buf *b, uint64_t v, int width);
-/* Fixed point with `decimals` digits after the point, like printf("%.*f")
- * in the C locale (v >= 0; rounds half up). */
+/* Fixed point with `decimals` digits after the point, as printf("%.*f")
+ * prints it in the C locale, except within one rounding step of a digit
+ * boundary, where the last digit may be one higher (v is scaled in double
+ * arithmetic, then rounded half up). Output never decreases as v grows,
+ * which is what .hp times need. v < 0 and NaN print as 0. */
 void hp_buf_fixed(hp_buf *b, double v, int decimals);
 /* Left-aligned string padded to `width` columns. */
 void hp_buf_strw(hp_buf *b, const char *s, int width);

@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-#define HP_MAX_DROP 4
 #define HP_NAME_FRAMES 128
 
 /* A set of distinct strings, each with a dense id. */
@@ -24,8 +23,6 @@ typedef struct stack_names { uint32_t label, full; } stack_names;
 static int label_length = 25;
 static interner labels, fulls;
 static hp_vec by_stack;          /* stack_names[ccs] */
-static uintptr_t drop_addr[HP_MAX_DROP];
-static int ndrop;
 static hp_buf scratch;
 
 static int interner_init(interner *in)
@@ -84,19 +81,6 @@ int hp_names_init(int len)
     return hp_buf_init(&scratch, (size_t)1 << 24);
 }
 
-void hp_names_drop_module_of(uintptr_t addr)
-{
-    if (ndrop < HP_MAX_DROP) drop_addr[ndrop++] = addr;
-}
-
-static int dropped(int module_index)
-{
-    if (module_index < 0) return 0;
-    for (int i = 0; i < ndrop; i++)
-        if (hp_symbols_module_of(drop_addr[i]) == module_index) return 1;
-    return 0;
-}
-
 static int is_libc(const char *module)
 {
     return module && strncmp(module, "libc.so", 7) == 0;
@@ -137,7 +121,11 @@ static const char *full_text(uint32_t ccs)
             continue;
         }
         hp_sym_info info = hp_symbols_lookup(f);   /* frames are function starts */
-        if (dropped(info.module_index)) continue;
+        /* Start-up code: where main() has no symbol (a stripped program),
+         * the name still ends where the C library calls into the program. */
+        if (info.function && (strcmp(info.function, "__libc_start_main") == 0 ||
+                              strcmp(info.function, "__libc_start_call_main") == 0))
+            break;
         libc[n] = is_libc(info.module);
         names[n++] = info.function ? info.function : info.module ? info.module : "UNKNOWN";
         if (info.function && strcmp(info.function, "main") == 0) break;

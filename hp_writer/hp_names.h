@@ -1,7 +1,7 @@
 /* hp_names: cost-centre stack ids turned into text, lazily, when output is
  * written. A stack's name is its frames' function names joined by '/',
  * innermost first, as GHC prints a CCS (the module's name where a frame has
- * no symbol; frames inside libgc and heapprof are dropped). Its label is
+ * no symbol). Its label is
  * that name cut to the configured length and made hp2ps-safe; equal labels
  * share one label id, so a sample never repeats a band. Not thread-safe:
  * callers hold the output role (see hp_census.h). */
@@ -12,8 +12,6 @@
 #include "hp_buf.h"
 
 int hp_names_init(int label_length);
-/* Frames in the module containing `addr` are dropped from names. */
-void hp_names_drop_module_of(uintptr_t addr);
 /* Label id of a cost-centre stack (resolving it on first use). */
 uint32_t hp_names_label_of(uint32_t ccs);
 const char *hp_names_label(uint32_t label);

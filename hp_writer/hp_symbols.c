@@ -135,27 +135,94 @@ static void heapsort_syms(hp_fsym *a, size_t n)   /* no malloc, unlike qsort */
     }
 }
 
+/* A read-only mapping of a whole ELF64 file, or NULL. */
+static const unsigned char *map_elf(const char *file, size_t *len)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+        close(fd);
+        return NULL;
+    }
+    *len = (size_t)st.st_size;
+    const unsigned char *img = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (img == MAP_FAILED) return NULL;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > *len) {
+        munmap((void *)img, *len);
+        return NULL;
+    }
+    return img;
+}
+
+static const ElfW(Shdr) *section(const unsigned char *img, unsigned type)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++)
+        if (sh[i].sh_type == type) return &sh[i];
+    return NULL;
+}
+
+/* The separate debug file of a stripped module, by its GNU build id:
+ * /usr/lib/debug/.build-id/ab/cdef....debug (Debian's -dbgsym packages). */
+static const unsigned char *map_debug_file(const unsigned char *img, size_t len,
+                                           size_t *dlen)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_NOTE || sh[i].sh_offset + sh[i].sh_size > len) continue;
+        const unsigned char *p = img + sh[i].sh_offset, *end = p + sh[i].sh_size;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const unsigned char *name = p + sizeof *nh;
+            const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end) break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 2 && nh->n_descsz <= 64) {
+                static const char hex[] = "0123456789abcdef";
+                char path[256] = "/usr/lib/debug/.build-id/";
+                size_t k = strlen(path);
+                path[k++] = hex[desc[0] >> 4];
+                path[k++] = hex[desc[0] & 15];
+                path[k++] = '/';
+                for (unsigned j = 1; j < nh->n_descsz; j++) {
+                    path[k++] = hex[desc[j] >> 4];
+                    path[k++] = hex[desc[j] & 15];
+                }
+                memcpy(path + k, ".debug", 7);
+                return map_elf(path, dlen);
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return NULL;
+}
+
 static void load_symbols(hp_module *m)
 {
     m->loaded = 1;
-    const char *file = m->path[0] ? m->path : exe_path;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) { close(fd); return; }
-    size_t len = (size_t)st.st_size;
-    const unsigned char *img = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (img == MAP_FAILED) return;
+    size_t len;
+    const unsigned char *img = map_elf(m->path[0] ? m->path : exe_path, &len);
+    if (!img) return;
+    int is_dyn = ((const ElfW(Ehdr) *)img)->e_type == ET_DYN;
+    const ElfW(Shdr) *symtab = section(img, SHT_SYMTAB);
+    if (!symtab) {
+        size_t dlen;
+        const unsigned char *dbg = map_debug_file(img, len, &dlen);
+        if (dbg && (symtab = section(dbg, SHT_SYMTAB)) != NULL) {
+            img = dbg;      /* the original stays mapped: cheap, and rare */
+            len = dlen;
+        } else {
+            symtab = section(img, SHT_DYNSYM);
+        }
+    }
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > len)
-        return;
     const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
-    const ElfW(Shdr) *symtab = NULL;
-    for (int pass = 0; pass < 2 && !symtab; pass++)
-        for (int i = 0; i < eh->e_shnum; i++)
-            if (sh[i].sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM)) { symtab = &sh[i]; break; }
     if (!symtab || symtab->sh_link >= eh->e_shnum) return;
     const ElfW(Shdr) *strtab = &sh[symtab->sh_link];
     if (symtab->sh_offset + symtab->sh_size > len || strtab->sh_offset + strtab->sh_size > len)
@@ -171,7 +238,7 @@ static void load_symbols(hp_module *m)
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_shndx == SHN_UNDEF ||
             syms[i].st_value == 0 || syms[i].st_name >= strtab->sh_size)
             continue;
-        out[n].addr = (eh->e_type == ET_DYN ? m->bias : 0) + syms[i].st_value;
+        out[n].addr = (is_dyn ? m->bias : 0) + syms[i].st_value;
         out[n].size = syms[i].st_size;
         out[n].name = names + syms[i].st_name;
         n++;
@@ -196,6 +263,18 @@ static int module_of_locked(uintptr_t addr)
         i = module_at(addr);
     }
     return i;
+}
+
+int hp_symbols_module_span(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    if (!lock()) return -1;
+    int i = module_of_locked(addr);
+    if (i >= 0) {
+        *lo = modules[i].lo;
+        *hi = modules[i].hi;
+    }
+    unlock();
+    return i < 0 ? -1 : 0;
 }
 
 int hp_symbols_module_of(uintptr_t addr)
@@ -244,7 +323,7 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc)
 
 uintptr_t hp_symbols_function_start(uintptr_t pc)
 {
-    uintptr_t start = pc;
+    uintptr_t start = 0;
     if (!lock()) return pc;
     int i = module_of_locked(pc);
     if (i >= 0) {

@@ -25,8 +25,10 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc);
 /* Index of the module containing `addr`, or -1. */
 int hp_symbols_module_of(uintptr_t addr);
 /* Start of the function containing `pc` (the module's start when the
- * module has no symbol for it; pc itself when no module contains it). */
+ * module has no symbol for it; 0 when no module contains it). */
 uintptr_t hp_symbols_function_start(uintptr_t pc);
+/* The address span of the module containing `addr`: 0, or -1 if none. */
+int hp_symbols_module_span(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
 /* Around fork(). */
 void hp_symbols_prefork(void);
 void hp_symbols_postfork(void);

@@ -15,6 +15,33 @@ typedef int (*unw_backtrace_fn)(void **buffer, int size);
 static unw_backtrace_fn unw_backtrace_ptr;
 static int capture_depth = 8;
 static uint32_t empty_stack;   /* id of the stack with no frames */
+
+#define HP_MAX_EXCLUDED 4
+static uintptr_t excl_lo[HP_MAX_EXCLUDED], excl_hi[HP_MAX_EXCLUDED];
+static int nexcl;
+
+void hp_capture_exclude_module_of(uintptr_t addr)
+{
+    uintptr_t lo, hi;
+    if (nexcl < HP_MAX_EXCLUDED && hp_symbols_module_span(addr, &lo, &hi) == 0) {
+        excl_lo[nexcl] = lo;
+        excl_hi[nexcl] = hi;
+        nexcl++;
+    }
+}
+
+/* Drop frames of excluded modules in place; returns the new count. */
+static int drop_excluded(uintptr_t *f, int n)
+{
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        int keep = 1;
+        for (int k = 0; k < nexcl; k++)
+            if (f[i] >= excl_lo[k] && f[i] < excl_hi[k]) keep = 0;
+        if (keep) f[out++] = f[i];
+    }
+    return out;
+}
 static _Atomic int unw_skip = -1;   /* heapprof's own frames above the wrapper's caller */
 
 void hp_capture_init(int unwind_fp, int depth)
@@ -65,16 +92,18 @@ int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
 
 static int unw_walk(void *ret, uintptr_t *out, int max)
 {
-    void *buf[HP_MAX_DEPTH + 16];
+    enum { CAP = HP_MAX_DEPTH + 64 };
+    void *buf[CAP];
     /* Walk only as far as needed: heapprof's own frames (learnt once: the
      * position of the wrapper's return address) plus `max`. */
     int skip = atomic_load_explicit(&unw_skip, memory_order_relaxed);
-    int got = unw_backtrace_ptr(buf, skip >= 0 ? skip + max : max + 16);
+    int want = skip >= 0 ? skip + max : max + 16;
+    int got = unw_backtrace_ptr(buf, want < CAP ? want : CAP);
     int start = -1;
     if (skip >= 0 && skip < got && buf[skip] == ret) {
         start = skip;
     } else {
-        if (skip >= 0) got = unw_backtrace_ptr(buf, max + 16);
+        if (skip >= 0) got = unw_backtrace_ptr(buf, max + 16 < CAP ? max + 16 : CAP);
         for (int i = 0; i < got; i++)
             if (buf[i] == ret) { start = i; break; }
         if (start >= 0) atomic_store_explicit(&unw_skip, start, memory_order_relaxed);
@@ -123,10 +152,14 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
  * top, GHC's way: a function already on the stack cuts it back to there. */
 static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
 {
+    uintptr_t fn = function_of(t, pc);
+    /* An address in no module is not code (a frame-pointer chain that went
+     * through a function without one): leave it out. */
+    if (fn == 0) return parent;
     const hp_stack *p = hp_stacks_get(parent);
     uintptr_t frames[HP_MAX_DEPTH + 1];
     uint32_t n = p->n < HP_MAX_DEPTH ? p->n : HP_MAX_DEPTH;
-    frames[0] = function_of(t, pc);
+    frames[0] = fn;
     for (uint32_t i = 0; i < n; i++) frames[i + 1] = p->frames[i];
     return hp_stacks_intern(frames, (uint32_t)hp_collapse_recursion(frames, (int)n + 1));
 }
@@ -155,10 +188,19 @@ uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
             frames[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
         return hp_stacks_intern(frames, (uint32_t)n);
     }
-    if (unw_backtrace_ptr)
-        n = unw_walk(ret, frames, capture_depth);
-    else
-        n = hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, frames, capture_depth);
+    uintptr_t raw[HP_MAX_DEPTH + 24];
+    int want = capture_depth;
+    /* Walk `depth` frames; if some belong to libgc or heapprof and the walk
+     * was cut short by the limit, walk once more with room for them. */
+    for (int attempt = 0;; attempt++) {
+        int got = unw_backtrace_ptr ? unw_walk(ret, raw, want)
+                                    : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw, want);
+        n = drop_excluded(raw, got);
+        if (n >= capture_depth || got < want || attempt == 1) break;
+        want = capture_depth + 24;
+    }
+    if (n > capture_depth) n = capture_depth;
+    memcpy(frames, raw, (size_t)n * sizeof *frames);
     uint32_t id = empty_stack;
     for (int i = n - 1; i >= 0; i--) id = push(t, id, frames[i]);
     return id;

@@ -11,6 +11,9 @@
  * otherwise libunwind (loaded privately; falls back to fp with a warning
  * when it cannot be loaded). */
 void hp_capture_init(int unwind_fp, int depth);
+/* Frames inside the module containing `addr` (libgc, heapprof itself) are
+ * left out of every stack, before it is cut to depth. */
+void hp_capture_exclude_module_of(uintptr_t addr);
 /* The cost-centre stack of the current allocation. `frame` is the wrapper's
  * frame address and `ret` its return address (into the program). */
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret);

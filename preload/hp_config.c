@@ -6,6 +6,8 @@
 
 static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots"};
 
+#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
+
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
 void hp_config_defaults(hp_config *c)
@@ -94,8 +96,6 @@ static int key_is(const char *tok, size_t klen, const char *key)
     return strlen(key) == klen && memcmp(tok, key, klen) == 0;
 }
 
-#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
-
 int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
 {
     hp_config_defaults(c);
@@ -108,8 +108,9 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
         const char *eq = memchr(s, '=', n);
         if (n == 0) {
             if (!first || end) return set_err(err, errlen,
-                "empty option in HEAPPROF%s (two commas, or a trailing comma?); "
-                "write HEAPPROF=mode,key=value,...", "", 0);
+                "empty option in HEAPPROF%s (two commas, or a leading or trailing "
+                "comma?); write HEAPPROF=mode,key=value,... with options: "
+                VALID_KEYS, "", 0);
         } else if (!eq) {
             int found = 0;
             if (first) {
@@ -169,7 +170,7 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
         s = end + 1;
         if (!*s) return set_err(err, errlen,
             "empty option in HEAPPROF%s (a trailing comma?); "
-            "write HEAPPROF=mode,key=value,...", "", 0);
+            "write HEAPPROF=mode,key=value,... with options: " VALID_KEYS, "", 0);
     }
     return 0;
 }

@@ -20,4 +20,9 @@
  * for GC_malloc_kind; the threaded libgc exports both. */
 #undef GC_malloc_kind_global
 GC_API void *GC_CALL GC_malloc_kind_global(size_t, int);
+/* Thread registration (declared by gc.h only under GC_THREADS). */
+GC_API void GC_CALL GC_allow_register_threads(void);
+GC_API int GC_CALL GC_register_my_thread(const struct GC_stack_base *);
+GC_API int GC_CALL GC_thread_is_registered(void);
+GC_API int GC_CALL GC_unregister_my_thread(void);
 #endif

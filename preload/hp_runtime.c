@@ -123,7 +123,12 @@ static void check_output(void)
     if (slash == dir) dir[1] = 0;
     else if (slash) *slash = 0;
     else strcpy(dir, ".");
-    if (access(dir, W_OK | X_OK) != 0) {
+    /* access() says yes to root even where nothing can be created (/proc, a
+     * read-only file system): create and remove a probe file instead. */
+    char probe[HP_OUT_MAX + 128];
+    snprintf(probe, sizeof probe, "%s/.heapprof-probe-%d", dir, (int)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
         char msg[HP_OUT_MAX * 2];
         snprintf(msg, sizeof msg,
                  "heapprof: cannot write the profile into directory %s: %s; choose a "
@@ -131,6 +136,8 @@ static void check_output(void)
                  dir, strerror(errno), hp_rt.program);
         die(msg, 2);
     }
+    close(fd);
+    unlink(probe);
 }
 
 /* ---- SIGINT/SIGTERM handler: async-signal-safe from here. It finishes
@@ -259,8 +266,8 @@ int hp_ensure_attached(void)
     hp_ensure_init();
     pthread_mutex_lock(&attach_lock);
     if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0) {
-        hp_names_drop_module_of((uintptr_t)hp_real.GC_malloc);
-        hp_names_drop_module_of((uintptr_t)hp_ensure_attached);
+        hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
+        hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
         hp_hooks_install();
         atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
     }

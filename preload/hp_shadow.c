@@ -22,7 +22,9 @@ typedef struct hp_chunk {
     hp_rec recs[HP_CHUNK_RECS];
 } hp_chunk;
 
-enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED };
+/* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
+ * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
+enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
 
 struct hp_tlog {
     hp_tlog *next_all;          /* registry: immutable once published */
@@ -37,7 +39,7 @@ typedef struct hp_freed {       /* explicit frees since the last sweep */
     size_t seq;                 /* main-table length when freed */
 } hp_freed;
 
-static hp_arena meta_arena;                 /* hp_tlog and hp_chunk */
+static hp_arena meta_arena;                 /* hp_tlog and hp_chunk: pool_lock */
 static hp_chunk *chunk_pool;                /* recycled chunks */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,19 +90,22 @@ hp_tlog *hp_shadow_log_new(void)
     /* Reuse the log of a thread that has exited and been fully drained. */
     for (hp_tlog *l = atomic_load(&registry); l; l = l->next_all) {
         int expect = LOG_FREE;
-        if (atomic_compare_exchange_strong(&l->state, &expect, LOG_EXITED)) {
+        if (atomic_load_explicit(&l->state, memory_order_relaxed) == LOG_FREE &&
+            atomic_compare_exchange_strong(&l->state, &expect, LOG_CLAIMED)) {
             log = l;
             break;
         }
     }
     if (!log) {
+        pthread_mutex_lock(&pool_lock);     /* the arena's lock (order: registry, pool) */
         log = hp_arena_alloc(&meta_arena, sizeof *log);
+        pthread_mutex_unlock(&pool_lock);
         if (!log) {
             pthread_mutex_unlock(&registry_lock);
             chunk_put(c);
             return NULL;
         }
-        atomic_init(&log->state, LOG_EXITED);
+        atomic_init(&log->state, LOG_CLAIMED);
         fresh = 1;
     }
     log->tail = log->head = c;
@@ -174,7 +179,7 @@ static void table_push_many(const hp_rec *r, size_t n)
 static void drain_log(hp_tlog *log, hp_visit_fn visit, void *ctx)
 {
     int state = atomic_load_explicit(&log->state, memory_order_acquire);
-    if (state == LOG_FREE) return;
+    if (state == LOG_FREE || state == LOG_CLAIMED) return;
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
@@ -303,6 +308,25 @@ void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
 {
     hp_rec *recs = table_recs();
     for (size_t i = 0; i < table_len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
+}
+
+void hp_shadow_peek(hp_visit_fn visit, void *ctx)
+{
+    hp_rec *recs = table_recs();
+    size_t len = table_len;
+    for (size_t i = 0; i < len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
+    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
+         l = l->next_all) {
+        int st = atomic_load_explicit(&l->state, memory_order_acquire);
+        if (st == LOG_FREE || st == LOG_CLAIMED) continue;
+        uint32_t from = l->consumed;
+        for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
+            uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
+            for (uint32_t i = from; i < n && i < HP_CHUNK_RECS; i++)
+                visit(&c->recs[i], HP_EV_NEW, ctx);
+            from = 0;
+        }
+    }
 }
 
 size_t hp_shadow_records(void) { return table_len; }

@@ -20,6 +20,10 @@ enum {
     HP_HOW_MANY, HP_HOW_REALLOC, HP_HOW_COUNT
 };
 
+/* hp_rec.flags */
+#define HP_REC_TALLIED 1   /* allocation already counted (by a census without
+                              a collection), though not yet judged */
+
 typedef struct hp_rec {
     uintptr_t base;    /* object base (GC_base) */
     uint32_t ccs;      /* cost-centre stack id (hp_stacks) */
@@ -70,6 +74,12 @@ hp_rec *hp_shadow_table(size_t *len);
 int hp_shadow_has_frees(void);
 int hp_shadow_freed_at(const hp_rec *r, size_t idx);
 void hp_shadow_sweep_done(size_t new_len);
+
+/* Visit every record, in the main table (HP_EV_SURVIVED) and still in the
+ * logs (HP_EV_NEW), without taking anything or changing anything: for the
+ * SIGINT/SIGTERM path, which cannot be the owner. Async-signal-safe; a
+ * concurrent owner may make the view inexact, never unsafe. */
+void hp_shadow_peek(hp_visit_fn visit, void *ctx);
 
 size_t hp_shadow_records(void);      /* records in the main table */
 size_t hp_shadow_bytes(void);        /* main table bytes committed */

@@ -158,4 +158,76 @@ def prof_field(prof_text, key):
     return m.group(1) if m else None
 
 
+# ---- Additions for the exact-figure tests (tests/progs programs). ----
+
+def granted(requested):
+    """Bytes bdwgc 8.2 grants a small GC_malloc(requested) on x86-64 with
+    all-interior-pointers: one extra byte, rounded up to 16-byte granules."""
+    return (requested + 1 + 15) // 16 * 16
+
+
+def out_table(text):
+    """Lines 'name int int ...' printed by a test program: {name: (ints,)}.
+    Words that are not integers are skipped, so 'moved 10 0 misaligned 0'
+    gives {'moved': (10, 0, 0)}."""
+    table = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        table[words[0]] = tuple(int(w) for w in words[1:] if re.fullmatch(r"-?\d+", w))
+    return table
+
+
+class ProfileTest(unittest.TestCase):
+    """Base class: runs test programs under heapprof and has every .hp file
+    any run leaves behind go through check_hp_format (at tearDown, for files
+    a test did not check itself)."""
+
+    def setUp(self):
+        super().setUp()
+        self._run_dirs = []
+        self._checked_hp = set()
+
+    def run_prog(self, argv, heapprof="interval=0", **kw):
+        """run() of a tests/progs program (a name, or argv whose first word
+        is a name), keeping its directory for the .hp sweep."""
+        if isinstance(argv, str):
+            argv = [argv]
+        argv = [prog(argv[0]) if os.sep not in argv[0] else argv[0]] + list(argv[1:])
+        r = run(self, argv, heapprof=heapprof, **kw)
+        self._run_dirs.append(r.cwd)
+        return r
+
+    def check_hp(self, path):
+        hp = check_hp_format(self, path)
+        self._checked_hp.add(os.path.realpath(path))
+        return hp
+
+    def profile(self, argv, heapprof="interval=0", **kw):
+        """Run under heapprof, require success and both files; returns
+        (Run, checked HpFile, .prof text)."""
+        r = self.run_prog(argv, heapprof=heapprof, **kw)
+        self.assertEqual(r.rc, 0, f"exit status {r.rc}; stderr:\n{r.stderr}")
+        self.assertTrue(os.path.exists(r.hp_path), f"no {r.hp_path}; stderr:\n{r.stderr}")
+        self.assertTrue(os.path.exists(r.prof_path), f"no {r.prof_path}; stderr:\n{r.stderr}")
+        return r, self.check_hp(r.hp_path), r.prof()
+
+    def assert_bookends(self, hp):
+        """The empty sample at 0.000000 first and the closing empty sample."""
+        self.assertGreaterEqual(len(hp.samples), 2)
+        self.assertEqual(hp.samples[0], (0.0, {}))
+        self.assertEqual(hp.samples[-1][1], {})
+
+    def tearDown(self):
+        for d in self._run_dirs:
+            if not os.path.isdir(d):
+                continue
+            for name in sorted(os.listdir(d)):
+                path = os.path.realpath(os.path.join(d, name))
+                if name.endswith(".hp") and path not in self._checked_hp:
+                    self.check_hp(path)
+        super().tearDown()
+
+
 main = unittest.main

@@ -1,0 +1,54 @@
+/* bh_loop: allocate continuously for a while, for the behaviour tests
+ * (forced censuses, SIGKILL mid-run, GC_disable).
+ * usage: bh_loop SECONDS [expand] [disable]
+ * expand: GC_expand_hp(1 << 30) first, so the collector rarely runs by
+ * itself. disable: GC_disable() before allocating. Never calls
+ * GC_gcollect. Each iteration replaces one slot of a 4096-slot ring of
+ * 64-byte objects from loop_site (so at most 4096 stay live). Prints
+ * "started" (flushed) and, at the end, "done N" with the object count. */
+#define _POSIX_C_SOURCE 200809L
+#include <gc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RING 4096
+
+static void *ring[RING];
+
+__attribute__((noinline)) static void *loop_site(void)
+{
+    return GC_MALLOC(64);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    int expand = 0, disable = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "expand") == 0) expand = 1;
+        if (strcmp(argv[i], "disable") == 0) disable = 1;
+    }
+    GC_INIT();
+    if (expand) GC_expand_hp((size_t)1 << 30);
+    if (disable) GC_disable();
+    printf("started\n");
+    fflush(stdout);
+    double end = now() + seconds;
+    unsigned long n = 0;
+    for (;;) {
+        ring[n % RING] = loop_site();
+        n++;
+        if (n % 256 == 0 && now() >= end) break;
+    }
+    printf("done %lu\n", n);
+    return 0;
+}

@@ -1,0 +1,126 @@
+"""bdwgc's own test program (tests/test.c, "gctest") under the preloaded library.
+
+The libgc source matching the installed libgc-dev is fetched with
+`apt-get source` into a cache outside the repository (default
+/var/cache/heapprof-test, or $HEAPPROF_TEST_CACHE); bdwgc source is never
+copied into heapprof. gctest is built against the installed libgc (it needs
+the source tree's include/ for private/gc_priv.h) and run plain, then under
+heapprof with interval=0.05, once with the default unwinder and once with
+unwind=fp. Every run must exit 0 and print gctest's success message; every
+.hp written (gctest forks, so children write <stem>.<pid>.hp) must pass the
+strict format check and hp2ps.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import hptest
+
+CACHE = os.environ.get("HEAPPROF_TEST_CACHE", "/var/cache/heapprof-test")
+SUCCESS = "Collector appears to work"
+# The Debian build: threads, thread-local allocation, parallel marking, gcj and
+# disclaim support, and GCC's atomic builtins (configured
+# --with-libatomic-ops=none, so libatomic_ops' header is not needed).
+GCTEST_CFLAGS = ["-O2", "-DGC_BUILTIN_ATOMIC", "-DGC_THREADS", "-DPARALLEL_MARK",
+                 "-DTHREAD_LOCAL_ALLOC", "-DGC_GCJ_SUPPORT", "-DENABLE_DISCLAIM"]
+FIX = ("run scripts/install-deps.sh (it adds the deb-src entry apt-get source "
+       "needs), or set HEAPPROF_TEST_CACHE to a writable directory")
+
+
+def installed_libgc_version():
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libgc-dev"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout:
+        raise AssertionError("libgc-dev is not installed: " + FIX)
+    return r.stdout.strip()
+
+
+def source_dir(version):
+    """The unpacked libgc source for `version`, fetched into CACHE if absent."""
+    upstream = version.split(":", 1)[-1].rsplit("-", 1)[0]
+    want = os.path.join(CACHE, "libgc-" + upstream)
+    if os.path.exists(os.path.join(want, "tests", "test.c")):
+        return want
+    try:
+        os.makedirs(CACHE, exist_ok=True)
+    except OSError as e:
+        raise AssertionError(f"cannot create the source cache {CACHE}: {e}; {FIX}")
+    if not os.access(CACHE, os.W_OK):
+        raise AssertionError(f"the source cache {CACHE} is not writable; {FIX}")
+    log = []
+    for spec in ("libgc=" + version, "libgc"):
+        r = subprocess.run(["apt-get", "-q", "source", spec], cwd=CACHE,
+                           capture_output=True, text=True, timeout=600)
+        log.append(f"$ apt-get source {spec} (exit {r.returncode})\n{r.stdout}{r.stderr}")
+        if os.path.exists(os.path.join(want, "tests", "test.c")):
+            return want
+        if r.returncode == 0:
+            break
+    found = sorted(glob.glob(os.path.join(CACHE, "libgc-*", "tests", "test.c")))
+    if found:
+        return os.path.dirname(os.path.dirname(found[-1]))
+    raise AssertionError(f"could not fetch the libgc source into {CACHE}; {FIX}\n"
+                         + "\n".join(log))
+
+
+class GcTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.src = source_dir(installed_libgc_version())
+        cls.tmp = tempfile.mkdtemp(prefix="hp-gctest-")
+        cls.exe = os.path.join(cls.tmp, "gctest")
+        cmd = (["gcc"] + GCTEST_CFLAGS + ["-I" + os.path.join(cls.src, "include"),
+               os.path.join(cls.src, "tests", "test.c"), "-o", cls.exe, "-lgc", "-lpthread"])
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            shutil.rmtree(cls.tmp, True)
+            raise AssertionError(f"building gctest failed: {' '.join(cmd)}\n{r.stderr}")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def check_run(self, r):
+        self.assertEqual(r.rc, 0, f"gctest exited {r.rc}\nstdout tail:\n{r.stdout[-2000:]}"
+                                  f"\nstderr tail:\n{r.stderr[-2000:]}")
+        self.assertIn(SUCCESS, r.stdout, r.stdout[-2000:])
+
+    def test_plain(self):
+        r = hptest.run(self, [self.exe], preload=False, timeout=240)
+        self.check_run(r)
+        self.assertEqual(glob.glob(os.path.join(r.cwd, "*.hp")), [])
+
+    def profiled(self, heapprof):
+        r = hptest.run(self, [self.exe], heapprof=heapprof, timeout=240)
+        self.check_run(r)
+        self.assertTrue(os.path.exists(r.hp_path), "no gctest.hp: " + r.stderr[-2000:])
+        self.assertTrue(os.path.exists(r.prof_path), "no gctest.prof")
+        self.assertIn("heapprof: wrote gctest.hp and gctest.prof", r.stderr)
+        hps = sorted(glob.glob(os.path.join(r.cwd, "*.hp")))
+        for path in hps:
+            with self.subTest(hp=os.path.basename(path)):
+                hptest.check_hp_format(self, path)
+        hp = r.hp()
+        self.assertGreaterEqual(len(hp.nonempty()), 2, "expected several censuses")
+        prof = r.prof()
+        objects = int(hptest.prof_field(prof, "allocated").split()[0])
+        self.assertGreater(objects, 1000000)
+        # gctest's allocating functions appear by name (it has a symbol table).
+        names = set(hptest.prof_rows(prof))
+        self.assertTrue(any(n.split("/")[0] in ("mktree", "alloc8bytes", "cons")
+                            for n in names), sorted(names))
+        return r
+
+    def test_profiled_libunwind(self):
+        self.profiled("interval=0.05")
+
+    def test_profiled_fp(self):
+        self.profiled("interval=0.05,unwind=fp")
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())

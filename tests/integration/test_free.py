@@ -1,0 +1,43 @@
+"""Integration test 2: objects released with GC_free leave the profile at
+the next census, though the program still holds their addresses, and slots
+reused by a later allocation are attributed to the new site
+(tests/progs/freed.c). Objects that merely die are covered by
+test_known_sites.
+
+h() keeps 40 objects of 40 bytes, k() 20; census; h's objects are GC_free'd;
+census; m() allocates 41 objects of 40 bytes (40 of them in h's freed
+slots); census; exit.
+"""
+import hptest
+from hptest import granted, out_table, prof_field, prof_rows
+
+SZ = granted(40)               # 48
+H, K, M = 40 * SZ, 20 * SZ, 41 * SZ
+
+
+class Free(hptest.ProfileTest):
+
+    def test_freed_objects_leave_at_next_census(self):
+        r, hp, prof = self.profile("freed")
+        out = out_table(r.stdout)
+        self.assertEqual(out["size"], (SZ,))
+        self.assertGreater(out["reused"][0], 0,
+                           "m() did not reuse h's freed slots: the scenario was not exercised")
+        self.assert_bookends(hp)
+        self.assertEqual([s for _, s in hp.nonempty()],
+                         [{"h/main": H, "k/main": K},
+                          {"k/main": K},
+                          {"k/main": K, "m/main": M},
+                          {"k/main": K, "m/main": M}])
+        # Peak: census 3 (K + M). h's objects survived census 1.
+        self.assertEqual(prof_rows(prof), {
+            "h/main": (40, H, 40 * 40, H, 0),
+            "k/main": (20, K, 20 * 40, K, K),
+            "m/main": (41, M, 41 * 40, M, M),
+        })
+        self.assertEqual(prof_field(prof, "allocated"),
+                         f"101 objects, {H + K + M} bytes ({101 * 40} requested)")
+
+
+if __name__ == "__main__":
+    hptest.main()

@@ -1,0 +1,259 @@
+/* Unit tests for preload/hp_config: the HEAPPROF=[mode][,key=value...]
+ * parser. Checks the defaults, every key at good and boundary values, and
+ * that each bad form is refused with a message that names the offending
+ * token and the valid choices. */
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "preload/hp_config.h"
+
+#define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
+
+static void assert_defaults(const hp_config *c)
+{
+    cr_assert_eq(c->mode, HP_MODE_CC);
+    cr_assert_eq(c->interval, 0.1);
+    cr_assert_eq(c->depth, 8);
+    cr_assert_eq(c->label_length, 25);
+    cr_assert_eq(c->unwind, HP_UNWIND_LIBUNWIND);
+    cr_assert_str_eq(c->out, "");
+    cr_assert_eq(c->help, 0);
+}
+
+/* Parse `s`, which must succeed with an empty message. */
+static hp_config parse_ok(const char *s)
+{
+    hp_config c;
+    char err[512];
+    memset(err, 'x', sizeof err);
+    int rc = hp_config_parse(s, &c, err, sizeof err);
+    cr_assert_eq(rc, 0, "HEAPPROF=%s refused: %s", s ? s : "(null)", err);
+    cr_assert_str_eq(err, "", "HEAPPROF=%s: message on success: %s", s ? s : "(null)", err);
+    return c;
+}
+
+/* Parse `s`, which must fail; the message must contain every string in the
+ * NULL-terminated list. */
+static void parse_bad(const char *s, ...)
+{
+    hp_config c;
+    char err[512] = "";
+    int rc = hp_config_parse(s, &c, err, sizeof err);
+    cr_assert_eq(rc, -1, "HEAPPROF=%s accepted", s);
+    cr_assert_neq(err[0], 0, "HEAPPROF=%s: empty message", s);
+    cr_assert_null(strchr(err, '\n'), "message is one line: %s", err);
+    va_list ap;
+    va_start(ap, s);
+    for (const char *want; (want = va_arg(ap, const char *)) != NULL;)
+        cr_assert_not_null(strstr(err, want),
+                           "HEAPPROF=%s: message \"%s\" lacks \"%s\"", s, err, want);
+    va_end(ap);
+}
+
+Test(config, defaults)
+{
+    hp_config c;
+    memset(&c, 0x5a, sizeof c);
+    hp_config_defaults(&c);
+    assert_defaults(&c);
+}
+
+Test(config, null_and_empty_give_defaults)
+{
+    hp_config c = parse_ok(NULL);
+    assert_defaults(&c);
+    memset(&c, 0x5a, sizeof c);
+    c = parse_ok("");
+    assert_defaults(&c);
+}
+
+Test(config, modes)
+{
+    hp_config c = parse_ok("cc");
+    assert_defaults(&c);
+    c = parse_ok("retainer");
+    cr_assert_eq(c.mode, HP_MODE_RETAINER);
+    c = parse_ok("ldv");
+    cr_assert_eq(c.mode, HP_MODE_LDV);
+    c = parse_ok("roots");
+    cr_assert_eq(c.mode, HP_MODE_ROOTS);
+    cr_assert_eq(c.depth, 8);
+    cr_assert_str_eq(hp_mode_name(HP_MODE_CC), "cc");
+    cr_assert_str_eq(hp_mode_name(HP_MODE_RETAINER), "retainer");
+    cr_assert_str_eq(hp_mode_name(HP_MODE_LDV), "ldv");
+    cr_assert_str_eq(hp_mode_name(HP_MODE_ROOTS), "roots");
+}
+
+Test(config, help)
+{
+    hp_config c = parse_ok("help");
+    cr_assert_eq(c.help, 1);
+    cr_assert_eq(c.mode, HP_MODE_CC);
+    c = parse_ok("cc,help");
+    cr_assert_eq(c.help, 1);
+    const char *h = hp_config_help();
+    cr_assert_not_null(h);
+    const char *words[] = {"cc", "retainer", "ldv", "roots", "help", "interval=",
+                           "depth=", "length=", "unwind=", "libunwind", "fp", "out=",
+                           "1-64", "1-1024", "0.1", "25", "(default 8)"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        cr_assert_not_null(strstr(h, words[i]), "help text lacks \"%s\"", words[i]);
+    cr_assert_eq(h[strlen(h) - 1], '\n');
+}
+
+Test(config, every_key)
+{
+    hp_config c = parse_ok("cc,interval=2.5,depth=12,length=40,unwind=fp,out=/tmp/run1");
+    cr_assert_eq(c.mode, HP_MODE_CC);
+    cr_assert_eq(c.interval, 2.5);
+    cr_assert_eq(c.depth, 12);
+    cr_assert_eq(c.label_length, 40);
+    cr_assert_eq(c.unwind, HP_UNWIND_FP);
+    cr_assert_str_eq(c.out, "/tmp/run1");
+    cr_assert_eq(c.help, 0);
+
+    /* The mode may be left out; keys in any order. */
+    c = parse_ok("out=x.hp,unwind=libunwind,length=7,depth=3,interval=1");
+    cr_assert_eq(c.mode, HP_MODE_CC);
+    cr_assert_eq(c.interval, 1.0);
+    cr_assert_eq(c.depth, 3);
+    cr_assert_eq(c.label_length, 7);
+    cr_assert_eq(c.unwind, HP_UNWIND_LIBUNWIND);
+    cr_assert_str_eq(c.out, "x.hp");
+
+    /* A later value replaces an earlier one. */
+    c = parse_ok("depth=3,depth=5");
+    cr_assert_eq(c.depth, 5);
+}
+
+Test(config, boundaries)
+{
+    hp_config c = parse_ok("depth=1");
+    cr_assert_eq(c.depth, 1);
+    c = parse_ok("depth=64");
+    cr_assert_eq(c.depth, 64);
+    c = parse_ok("length=1");
+    cr_assert_eq(c.label_length, 1);
+    c = parse_ok("length=1024");
+    cr_assert_eq(c.label_length, 1024);
+    c = parse_ok("interval=0");
+    cr_assert_eq(c.interval, 0.0);
+    c = parse_ok("interval=2.5");
+    cr_assert_eq(c.interval, 2.5);
+    c = parse_ok("interval=0.1");
+    cr_assert_eq(c.interval, 0.1);
+    c = parse_ok("interval=0.0");
+    cr_assert_eq(c.interval, 0.0);
+    c = parse_ok("interval=10");
+    cr_assert_eq(c.interval, 10.0);
+    c = parse_ok("depth=008");
+    cr_assert_eq(c.depth, 8);
+}
+
+Test(config, out_values)
+{
+    /* Only the first '=' splits key from value. */
+    hp_config c = parse_ok("out=/tmp/a=b");
+    cr_assert_str_eq(c.out, "/tmp/a=b");
+    c = parse_ok("cc,out=rel/dir/name.hp");
+    cr_assert_str_eq(c.out, "rel/dir/name.hp");
+    parse_bad("out=", "'out='", "out takes a file path", NULL);
+    parse_bad("cc,out=", "'out='", "out takes a file path", NULL);
+}
+
+Test(config, unknown_mode)
+{
+    parse_bad("xyz", "unknown mode 'xyz'", "cc, retainer, ldv, roots", "help",
+              VALID_KEYS_TEXT, NULL);
+    parse_bad("CC", "'CC'", "cc, retainer, ldv, roots", NULL);
+    parse_bad("xyz,depth=3", "'xyz'", "cc, retainer, ldv, roots", NULL);
+}
+
+Test(config, unknown_key)
+{
+    parse_bad("foo=1", "unknown option 'foo=1'", VALID_KEYS_TEXT, NULL);
+    parse_bad("cc,bogus=7", "'bogus=7'", VALID_KEYS_TEXT, NULL);
+    parse_bad("cc,Depth=3", "'Depth=3'", VALID_KEYS_TEXT, NULL);
+    parse_bad("cc,=3", "'=3'", VALID_KEYS_TEXT, NULL);
+}
+
+Test(config, bad_depth)
+{
+    const char *bad[] = {"depth=0", "depth=65", "depth=abc", "depth=-1", "depth=",
+                         "depth=1.5", "depth=+3", "depth=9999999", "depth= 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char tok[64];
+        snprintf(tok, sizeof tok, "'%s'", bad[i]);
+        parse_bad(bad[i], tok, "from 1 to 64", NULL);
+    }
+}
+
+Test(config, bad_length)
+{
+    const char *bad[] = {"length=0", "length=1025", "length=abc", "length=-1", "length="};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char tok[64];
+        snprintf(tok, sizeof tok, "'%s'", bad[i]);
+        parse_bad(bad[i], tok, "from 1 to 1024", NULL);
+    }
+}
+
+Test(config, bad_interval)
+{
+    const char *bad[] = {"interval=abc", "interval=1e3", "interval=-1", "interval=",
+                         "interval=1.2.3", "interval=.", "interval=0x10", "interval=5s"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char tok[64];
+        snprintf(tok, sizeof tok, "'%s'", bad[i]);
+        parse_bad(bad[i], tok, "interval takes seconds", "0.1", NULL);
+    }
+}
+
+Test(config, bad_unwind)
+{
+    parse_bad("unwind=xyz", "'unwind=xyz'", "libunwind or fp", NULL);
+    parse_bad("cc,unwind=", "'unwind='", "libunwind or fp", NULL);
+    parse_bad("unwind=FP", "'unwind=FP'", "libunwind or fp", NULL);
+}
+
+Test(config, commas)
+{
+    parse_bad("cc,", "trailing comma", "HEAPPROF=mode,key=value", NULL);
+    parse_bad("cc,depth=3,", "trailing comma", "HEAPPROF=mode,key=value", NULL);
+    parse_bad("cc,,depth=3", "two commas", "HEAPPROF=mode,key=value", NULL);
+    parse_bad(",depth=3", "empty option", "HEAPPROF=mode,key=value", NULL);
+    parse_bad(",", "empty option", NULL);
+}
+
+Test(config, mode_not_first)
+{
+    parse_bad("depth=3,cc", "'cc'", "not an option", "mode comes first", VALID_KEYS_TEXT,
+              NULL);
+    parse_bad("cc,ldv", "'ldv'", "not an option", "mode comes first", NULL);
+    parse_bad("cc,word", "'word'", "not an option", NULL);
+}
+
+Test(config, short_error_buffer_is_terminated)
+{
+    hp_config c;
+    char err[16];
+    memset(err, 'x', sizeof err);
+    cr_assert_eq(hp_config_parse("depth=0", &c, err, sizeof err), -1);
+    cr_assert_lt(strlen(err), sizeof err);
+    cr_assert_eq(strncmp(err, "bad value in HE", 15), 0, "got \"%s\"", err);
+}
+
+Test(config, long_bad_token_is_cut)
+{
+    char s[2000];
+    memset(s, 'q', sizeof s - 1);
+    s[sizeof s - 1] = 0;
+    hp_config c;
+    char err[1024] = "";
+    cr_assert_eq(hp_config_parse(s, &c, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "unknown mode 'qqqq"));
+    cr_assert_lt(strlen(err), sizeof err);
+}

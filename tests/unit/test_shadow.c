@@ -1,0 +1,801 @@
+/* Unit tests for preload/hp_shadow: per-thread allocation logs, draining
+ * them into the main table, sweeping with an injected liveness function,
+ * explicit frees, and the reuse of exited threads' logs. (Criterion runs
+ * each test in its own process, so every test starts with an empty table.) */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "preload/hp_shadow.h"
+
+#define CHUNK_RECS 2046   /* records per log chunk (hp_shadow.c) */
+
+static void setup(void) { cr_assert_eq(hp_shadow_init(), 0); }
+
+/* Record i of "thread" t: a 16-aligned base that encodes both. */
+static uintptr_t base_of(unsigned t, unsigned i)
+{
+    return ((uintptr_t)(t + 1) << 32) | ((uintptr_t)i << 4);
+}
+
+static hp_rec make_rec(unsigned t, unsigned i)
+{
+    hp_rec r;
+    memset(&r, 0, sizeof r);
+    r.base = base_of(t, i);
+    r.ccs = t * 1000000u + i;
+    r.req = i * 3 + 1;
+    r.granted = i * 3 + 16;
+    r.birth = t;
+    r.kind = (uint8_t)(i % 3);
+    r.how = (uint8_t)(i % HP_HOW_COUNT);
+    return r;
+}
+
+/* Everything the visitors saw. */
+typedef struct {
+    size_t n[4];                 /* events by kind */
+    size_t next[8];              /* HP_EV_NEW: next index expected per thread */
+    int order_ok;
+    size_t died_even, died_odd;  /* HP_EV_DIED by parity of base index */
+    unsigned age_min, age_max;   /* of HP_EV_SURVIVED */
+    uint32_t last_ccs[4];
+} seen;
+
+static void seen_init(seen *s)
+{
+    memset(s, 0, sizeof *s);
+    s->order_ok = 1;
+    s->age_min = 255;
+}
+
+static void visit(hp_rec *r, hp_event ev, void *ctx)
+{
+    seen *s = ctx;
+    s->n[ev]++;
+    s->last_ccs[ev] = r->ccs;
+    unsigned t = (unsigned)(r->base >> 32) - 1, i = (unsigned)((r->base & 0xffffffffu) >> 4);
+    if (ev == HP_EV_NEW) {
+        hp_rec want = make_rec(t, i);
+        if (t >= 8 || i != s->next[t] || r->ccs != want.ccs || r->req != want.req ||
+            r->granted != want.granted || r->kind != want.kind || r->how != want.how ||
+            r->age != 0)
+            s->order_ok = 0;
+        if (t < 8) s->next[t] = i + 1;
+    } else if (ev == HP_EV_DIED) {
+        if (i % 2) s->died_odd++; else s->died_even++;
+    } else if (ev == HP_EV_SURVIVED) {
+        if (r->age < s->age_min) s->age_min = r->age;
+        if (r->age > s->age_max) s->age_max = r->age;
+    }
+}
+
+static int live_all(uintptr_t base, void *ctx) { (void)base; (void)ctx; return 1; }
+static int live_none(uintptr_t base, void *ctx) { (void)base; (void)ctx; return 0; }
+/* Keeps records whose index (base bits 4..31) is even. */
+static int live_even(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    return (((base & 0xffffffffu) >> 4) % 2) == 0;
+}
+
+static void append_n(hp_tlog *log, unsigned t, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to; i++) {
+        hp_rec r = make_rec(t, i);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+}
+
+Test(shadow, drain_visits_each_record_once_in_order, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    cr_assert_not_null(log);
+    append_n(log, 0, 0, 10);
+    cr_assert_eq(hp_shadow_records(), 0);   /* nothing until drained */
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 10);
+    cr_assert_eq(s.n[HP_EV_SURVIVED] + s.n[HP_EV_DIED] + s.n[HP_EV_FREED], 0);
+    cr_assert(s.order_ok);
+    cr_assert_eq(s.next[0], 10);
+    cr_assert_eq(hp_shadow_records(), 10);
+    /* A second drain has nothing new. */
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 10);
+    cr_assert_eq(hp_shadow_records(), 10);
+    /* NULL visitor is allowed. */
+    append_n(log, 0, 10, 15);
+    hp_shadow_drain(NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 15);
+    /* foreach sees all, changes nothing. */
+    seen f;
+    seen_init(&f);
+    hp_shadow_foreach(visit, &f);
+    cr_assert_eq(f.n[HP_EV_SURVIVED], 15);
+    cr_assert_eq(f.age_max, 0);
+    cr_assert_eq(hp_shadow_records(), 15);
+}
+
+Test(shadow, many_chunks, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    cr_assert_not_null(log);
+    append_n(log, 0, 0, 5000);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 5000);
+    cr_assert(s.order_ok);
+    cr_assert_eq(s.next[0], 5000);
+    cr_assert_eq(hp_shadow_records(), 5000);
+
+    /* Drains in the middle of chunks and exactly at chunk boundaries. */
+    const unsigned cuts[] = {5000 + 1, 5000 + 1000, 2 * CHUNK_RECS + 3 * CHUNK_RECS,
+                             6 * CHUNK_RECS, 6 * CHUNK_RECS + 1, 9 * CHUNK_RECS - 1,
+                             9 * CHUNK_RECS, 20000};
+    unsigned at = 5000;
+    for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
+        append_n(log, 0, at, cuts[c]);
+        at = cuts[c];
+        hp_shadow_drain(visit, &s);
+        cr_assert_eq(s.n[HP_EV_NEW], at, "after cut %zu: %zu new, want %u", c,
+                     s.n[HP_EV_NEW], at);
+        cr_assert(s.order_ok, "order broken at cut %zu", c);
+    }
+    cr_assert_eq(hp_shadow_records(), 20000);
+    cr_assert_geq(hp_shadow_bytes(), 20000 * sizeof(hp_rec));
+    /* The logs were drained, but a live thread keeps its current chunk. */
+    cr_assert_geq(hp_shadow_log_bytes(), sizeof(hp_rec) * CHUNK_RECS);
+}
+
+/* foreach visitor: records must be thread 0's, indexes 0, 1, 2, ... */
+typedef struct { unsigned next; int ok; } in_order;
+
+static void check_order(hp_rec *r, hp_event ev, void *ctx)
+{
+    in_order *o = ctx;
+    hp_rec want = make_rec(0, o->next);
+    if (ev != HP_EV_SURVIVED || r->base != want.base || r->ccs != want.ccs ||
+        r->req != want.req || r->granted != want.granted || r->kind != want.kind ||
+        r->how != want.how)
+        o->ok = 0;
+    o->next++;
+}
+
+/* foreach visitor: thread 0's records 0, 2, 4, ..., each at age 2. */
+static void check_evens(hp_rec *r, hp_event ev, void *ctx)
+{
+    in_order *o = ctx;
+    hp_rec want = make_rec(0, o->next);
+    if (ev != HP_EV_SURVIVED || r->base != want.base || r->ccs != want.ccs ||
+        r->req != want.req || r->granted != want.granted || r->kind != want.kind ||
+        r->how != want.how || r->age != 2)
+        o->ok = 0;
+    o->next += 2;
+}
+
+Test(shadow, bulk_drain_without_visitor, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    cr_assert_not_null(log);
+    /* Partial chunks, exact chunk ends, several chunks at once. */
+    const unsigned cuts[] = {1, 2, CHUNK_RECS - 1, CHUNK_RECS, CHUNK_RECS + 5,
+                             4 * CHUNK_RECS, 4 * CHUNK_RECS + 1, 30000};
+    unsigned at = 0;
+    for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
+        append_n(log, 0, at, cuts[c]);
+        at = cuts[c];
+        hp_shadow_drain(NULL, NULL);
+        cr_assert_eq(hp_shadow_records(), at, "after cut %zu: %zu records, want %u", c,
+                     hp_shadow_records(), at);
+    }
+    hp_shadow_drain(NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 30000);
+    in_order o = {0, 1};
+    hp_shadow_foreach(check_order, &o);
+    cr_assert(o.ok, "bulk-drained records out of order or corrupted");
+    cr_assert_eq(o.next, 30000);
+}
+
+Test(shadow, slot_then_publish, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    cr_assert_not_null(log);
+    for (unsigned i = 0; i < 3 * CHUNK_RECS + 7; i++) {
+        hp_rec *slot = hp_shadow_log_slot(log);
+        cr_assert_not_null(slot);
+        cr_assert_eq(hp_shadow_log_slot(log), slot, "slot moved before publish");
+        *slot = make_rec(0, i);
+        if (i == 5) {   /* filled but not published: not drained */
+            seen p;
+            seen_init(&p);
+            hp_shadow_drain(visit, &p);
+            cr_assert_eq(p.n[HP_EV_NEW], 5);
+            cr_assert_eq(hp_shadow_records(), 5);
+        }
+        hp_shadow_log_publish(log);
+    }
+    seen s;
+    seen_init(&s);
+    s.next[0] = 5;
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 3 * CHUNK_RECS + 7 - 5);
+    cr_assert(s.order_ok);
+    cr_assert_eq(hp_shadow_records(), 3 * CHUNK_RECS + 7);
+}
+
+Test(shadow, sweep_ages_survivors_and_removes_dead, .init = setup)
+{
+    enum { N = 5000 };
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, N);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(hp_shadow_records(), N);
+
+    seen s1;
+    seen_init(&s1);
+    hp_shadow_sweep(live_even, visit, &s1);
+    cr_assert_eq(s1.n[HP_EV_SURVIVED], N / 2);
+    cr_assert_eq(s1.n[HP_EV_DIED], N / 2);
+    cr_assert_eq(s1.died_odd, N / 2);
+    cr_assert_eq(s1.died_even, 0);
+    cr_assert_eq(s1.n[HP_EV_FREED] + s1.n[HP_EV_NEW], 0);
+    cr_assert_eq(s1.age_min, 1);
+    cr_assert_eq(s1.age_max, 1);
+    cr_assert_eq(hp_shadow_records(), N / 2);
+
+    seen s2;
+    seen_init(&s2);
+    hp_shadow_sweep(live_even, visit, &s2);
+    cr_assert_eq(s2.n[HP_EV_SURVIVED], N / 2);
+    cr_assert_eq(s2.n[HP_EV_DIED], 0);   /* the dead were visited once only */
+    cr_assert_eq(s2.age_min, 2);
+    cr_assert_eq(s2.age_max, 2);
+    cr_assert_eq(hp_shadow_records(), N / 2);
+
+    /* The survivors are the even ones, still in order, with their data. */
+    in_order o = {0, 1};
+    hp_shadow_foreach(check_evens, &o);
+    cr_assert(o.ok, "survivors are not records 0, 2, 4, ... intact");
+    cr_assert_eq(o.next, N);
+
+    /* New records start at age 0 next to older ones. */
+    append_n(log, 1, 0, 2);    /* base index 0 and 1 of "thread" 1 */
+    seen s3;
+    seen_init(&s3);
+    hp_shadow_drain(visit, &s3);
+    cr_assert_eq(s3.n[HP_EV_NEW], 2);
+    hp_shadow_sweep(live_even, visit, &s3);
+    cr_assert_eq(s3.n[HP_EV_SURVIVED], N / 2 + 1);
+    cr_assert_eq(s3.n[HP_EV_DIED], 1);
+    cr_assert_eq(s3.age_min, 1);
+    cr_assert_eq(s3.age_max, 3);
+
+    seen s4;
+    seen_init(&s4);
+    hp_shadow_sweep(live_none, visit, &s4);
+    cr_assert_eq(s4.n[HP_EV_DIED], N / 2 + 1);
+    cr_assert_eq(s4.n[HP_EV_SURVIVED], 0);
+    cr_assert_eq(hp_shadow_records(), 0);
+}
+
+Test(shadow, age_saturates, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, 1);
+    hp_shadow_drain(NULL, NULL);
+    for (int k = 0; k < 300; k++) hp_shadow_sweep(live_all, NULL, NULL);
+    seen f;
+    seen_init(&f);
+    hp_shadow_foreach(visit, &f);
+    cr_assert_eq(f.n[HP_EV_SURVIVED], 1);
+    cr_assert_eq(f.age_max, 255);
+}
+
+Test(shadow, free_applies_to_earlier_records_only, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec a1 = make_rec(0, 0), b = make_rec(0, 2);
+    a1.ccs = 101;
+    b.ccs = 300;
+    cr_assert_eq(hp_shadow_log_append(log, &a1), 0);
+    cr_assert_eq(hp_shadow_log_append(log, &b), 0);
+    seen s;
+    seen_init(&s);
+    /* Not drained yet: note_free drains first, so the free reaches it. */
+    hp_shadow_note_free(a1.base, visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 2);
+    cr_assert_eq(s.n[HP_EV_FREED], 0);   /* reported at the sweep */
+    cr_assert_eq(hp_shadow_records(), 2);
+    /* The collector hands the same address out again. */
+    hp_rec a2 = a1;
+    a2.ccs = 102;
+    cr_assert_eq(hp_shadow_log_append(log, &a2), 0);
+
+    seen w;
+    seen_init(&w);
+    hp_shadow_drain(visit, &w);
+    cr_assert_eq(w.n[HP_EV_NEW], 1);
+    hp_shadow_sweep(live_all, visit, &w);
+    cr_assert_eq(w.n[HP_EV_FREED], 1);
+    cr_assert_eq(w.last_ccs[HP_EV_FREED], 101);
+    cr_assert_eq(w.n[HP_EV_SURVIVED], 2);
+    cr_assert_eq(w.n[HP_EV_DIED], 0);
+    cr_assert_eq(hp_shadow_records(), 2);
+
+    /* The free does not linger into the next sweep. */
+    seen x;
+    seen_init(&x);
+    hp_shadow_sweep(live_all, visit, &x);
+    cr_assert_eq(x.n[HP_EV_FREED], 0);
+    cr_assert_eq(x.n[HP_EV_SURVIVED], 2);
+    cr_assert_eq(x.age_min, 2);
+    cr_assert_eq(x.age_max, 2);
+}
+
+Test(shadow, free_wins_over_liveness, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, 4);   /* indexes 0..3; live_even keeps 0 and 2 */
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_note_free(base_of(0, 0), NULL, NULL);   /* live but freed */
+    hp_shadow_note_free(base_of(0, 1), NULL, NULL);   /* dead and freed */
+    seen s;
+    seen_init(&s);
+    hp_shadow_sweep(live_even, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 2);
+    cr_assert_eq(s.n[HP_EV_DIED], 1);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], 1);
+    cr_assert_eq(s.last_ccs[HP_EV_SURVIVED], 2);
+    cr_assert_eq(hp_shadow_records(), 1);
+}
+
+Test(shadow, same_base_freed_twice, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec r = make_rec(0, 0);
+    r.ccs = 1;
+    hp_shadow_log_append(log, &r);
+    hp_shadow_note_free(r.base, NULL, NULL);
+    r.ccs = 2;
+    hp_shadow_log_append(log, &r);
+    hp_shadow_note_free(r.base, NULL, NULL);
+    r.ccs = 3;
+    hp_shadow_log_append(log, &r);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 2);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], 1);
+    cr_assert_eq(s.last_ccs[HP_EV_SURVIVED], 3);
+    cr_assert_eq(hp_shadow_records(), 1);
+}
+
+Test(shadow, many_frees, .init = setup)
+{
+    enum { N = 20000 };
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, N);
+    /* Free every odd record: the set of frees must grow several times. */
+    for (unsigned i = 1; i < N; i += 2) hp_shadow_note_free(base_of(0, i), NULL, NULL);
+    /* A free of an address with no record is harmless. */
+    hp_shadow_note_free(base_of(5, 5), NULL, NULL);
+    seen s;
+    seen_init(&s);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], N / 2);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], N / 2);
+    cr_assert_eq(s.n[HP_EV_DIED], 0);
+    cr_assert_eq(hp_shadow_records(), N / 2);
+    seen s2;
+    seen_init(&s2);
+    hp_shadow_sweep(live_all, visit, &s2);
+    cr_assert_eq(s2.n[HP_EV_FREED], 0);
+    cr_assert_eq(s2.n[HP_EV_SURVIVED], N / 2);
+}
+
+/* --- threads --- */
+
+enum { NT = 4, PER_THREAD = 5000 };
+
+typedef struct {
+    unsigned t, n;
+    hp_tlog *log;
+    int failures;
+} producer;
+
+static void *produce_and_exit(void *arg)
+{
+    producer *p = arg;
+    p->log = hp_shadow_log_new();
+    if (!p->log) { p->failures++; return NULL; }
+    for (unsigned i = 0; i < p->n; i++) {
+        hp_rec r = make_rec(p->t, i);
+        if (hp_shadow_log_append(p->log, &r) != 0) p->failures++;
+    }
+    hp_shadow_log_exit(p->log);
+    return NULL;
+}
+
+static void run_round(producer *p, unsigned n)
+{
+    pthread_t th[NT];
+    for (unsigned t = 0; t < NT; t++) {
+        p[t].t = t;
+        p[t].n = n;
+        p[t].log = NULL;
+        p[t].failures = 0;
+        cr_assert_eq(pthread_create(&th[t], NULL, produce_and_exit, &p[t]), 0);
+    }
+    for (unsigned t = 0; t < NT; t++) {
+        pthread_join(th[t], NULL);
+        cr_assert_eq(p[t].failures, 0);
+        cr_assert_not_null(p[t].log);
+    }
+}
+
+Test(shadow, exited_threads_drained_and_logs_reused, .init = setup)
+{
+    producer p[NT];
+    run_round(p, PER_THREAD);
+    hp_tlog *first[NT];
+    for (unsigned t = 0; t < NT; t++) first[t] = p[t].log;
+    for (unsigned a = 0; a < NT; a++)
+        for (unsigned b = a + 1; b < NT; b++) cr_assert_neq(first[a], first[b]);
+
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], NT * PER_THREAD);
+    cr_assert(s.order_ok);
+    for (unsigned t = 0; t < NT; t++) cr_assert_eq(s.next[t], PER_THREAD);
+    cr_assert_eq(hp_shadow_records(), NT * PER_THREAD);
+    hp_shadow_sweep(live_none, NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 0);
+    size_t bytes = hp_shadow_bytes(), log_bytes = hp_shadow_log_bytes();
+    cr_assert_gt(log_bytes, 0);
+
+    /* New threads get the drained logs back; memory does not grow. */
+    for (int round = 1; round <= 20; round++) {
+        run_round(p, PER_THREAD);
+        for (unsigned t = 0; t < NT; t++) {
+            int reused = 0;
+            for (unsigned u = 0; u < NT; u++) reused |= p[t].log == first[u];
+            cr_assert(reused, "round %d: thread %u got a new log, not a recycled one",
+                      round, t);
+        }
+        seen r;
+        seen_init(&r);
+        hp_shadow_drain(visit, &r);
+        cr_assert_eq(r.n[HP_EV_NEW], NT * PER_THREAD, "round %d", round);
+        cr_assert(r.order_ok);
+        hp_shadow_sweep(live_none, NULL, NULL);
+        cr_assert_eq(hp_shadow_records(), 0);
+        cr_assert_eq(hp_shadow_log_bytes(), log_bytes, "round %d: logs grew from %zu to %zu",
+                     round, log_bytes, hp_shadow_log_bytes());
+        cr_assert_eq(hp_shadow_bytes(), bytes, "round %d: table grew from %zu to %zu",
+                     round, bytes, hp_shadow_bytes());
+    }
+}
+
+Test(shadow, exited_log_not_reused_before_drain, .init = setup)
+{
+    hp_tlog *a = hp_shadow_log_new();
+    append_n(a, 0, 0, 3);
+    hp_shadow_log_exit(a);
+    hp_tlog *b = hp_shadow_log_new();     /* a still holds undrained records */
+    cr_assert_neq(a, b);
+    append_n(b, 1, 0, 2);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 5);
+    cr_assert(s.order_ok);
+    hp_tlog *c = hp_shadow_log_new();     /* now a is drained and free */
+    cr_assert_eq(c, a);
+    append_n(c, 2, 0, 4);
+    seen_init(&s);
+    hp_shadow_drain(visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 4);
+    cr_assert_eq(s.next[2], 4);
+    cr_assert(s.order_ok);
+}
+
+/* Producers append while the owner drains and sweeps concurrently. */
+typedef struct {
+    unsigned t, n;
+    atomic_int *done;
+    int failures;
+} live_producer;
+
+static void *produce_live(void *arg)
+{
+    live_producer *p = arg;
+    hp_tlog *log = hp_shadow_log_new();
+    if (!log) { p->failures++; atomic_fetch_add(p->done, 1); return NULL; }
+    for (unsigned i = 0; i < p->n; i++) {
+        hp_rec r = make_rec(p->t, i);
+        if (hp_shadow_log_append(log, &r) != 0) p->failures++;
+    }
+    hp_shadow_log_exit(log);
+    atomic_fetch_add(p->done, 1);
+    return NULL;
+}
+
+Test(shadow, concurrent_append_and_drain, .init = setup, .timeout = 50)
+{
+    enum { N = 200000 };
+    atomic_int done = 0;
+    live_producer p[NT];
+    pthread_t th[NT];
+    for (unsigned t = 0; t < NT; t++) {
+        p[t] = (live_producer){.t = t, .n = N, .done = &done, .failures = 0};
+        cr_assert_eq(pthread_create(&th[t], NULL, produce_live, &p[t]), 0);
+    }
+    seen s;
+    seen_init(&s);
+    size_t died = 0, sweeps = 0;
+    while (atomic_load(&done) < NT) {
+        hp_shadow_drain(visit, &s);
+        seen d;
+        seen_init(&d);
+        hp_shadow_sweep(live_none, visit, &d);
+        died += d.n[HP_EV_DIED];
+        sweeps++;
+    }
+    for (unsigned t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    hp_shadow_drain(visit, &s);
+    seen d;
+    seen_init(&d);
+    hp_shadow_sweep(live_none, visit, &d);
+    died += d.n[HP_EV_DIED];
+    for (unsigned t = 0; t < NT; t++) {
+        cr_assert_eq(p[t].failures, 0);
+        cr_assert_eq(s.next[t], N, "thread %u: %zu records drained, want %u", t,
+                     s.next[t], N);
+    }
+    cr_assert(s.order_ok, "records out of order or corrupted");
+    cr_assert_eq(s.n[HP_EV_NEW], (size_t)NT * N);
+    cr_assert_eq(died, (size_t)NT * N);
+    cr_assert_eq(hp_shadow_records(), 0);
+    cr_assert_gt(sweeps, 0);
+}
+
+/* Threads start and exit (reusing drained logs) while the owner drains.
+ * Each short-lived "thread" k of churner t logs PER records; records of one
+ * log arrive in order, logs of different threads in any order. */
+enum { NC = 3, ITERS = 100000, PER = 3 };
+
+typedef struct {
+    unsigned t;
+    atomic_int *done;
+    int failures;
+} churner;
+
+typedef struct {
+    unsigned char next[NC][ITERS];   /* next record expected per thread */
+    size_t total, bad;
+} churn_seen;
+
+static void *churn(void *arg)
+{
+    churner *c = arg;
+    for (unsigned k = 0; k < ITERS; k++) {
+        hp_tlog *log = hp_shadow_log_new();
+        if (!log) { c->failures++; continue; }
+        for (unsigned j = 0; j < PER; j++) {
+            hp_rec r = make_rec(c->t, k * PER + j);
+            if (hp_shadow_log_append(log, &r) != 0) c->failures++;
+        }
+        hp_shadow_log_exit(log);
+    }
+    atomic_fetch_add(c->done, 1);
+    return NULL;
+}
+
+static void churn_visit(hp_rec *r, hp_event ev, void *ctx)
+{
+    churn_seen *s = ctx;
+    if (ev != HP_EV_NEW) return;
+    s->total++;
+    unsigned t = (unsigned)(r->base >> 32) - 1, i = (unsigned)((r->base & 0xffffffffu) >> 4);
+    hp_rec want = make_rec(t, i);
+    if (t >= NC || i >= ITERS * PER || r->ccs != want.ccs || r->req != want.req ||
+        r->granted != want.granted) {
+        s->bad++;
+        return;
+    }
+    unsigned k = i / PER, j = i % PER;
+    if (s->next[t][k] != j) s->bad++;
+    s->next[t][k] = (unsigned char)(j + 1);
+}
+
+Test(shadow, thread_churn_while_draining, .init = setup, .timeout = 50)
+{
+    static churn_seen s;
+    atomic_int done = 0;
+    churner c[NC];
+    pthread_t th[NC];
+    for (unsigned t = 0; t < NC; t++) {
+        c[t] = (churner){.t = t, .done = &done, .failures = 0};
+        cr_assert_eq(pthread_create(&th[t], NULL, churn, &c[t]), 0);
+    }
+    while (atomic_load(&done) < NC) {
+        hp_shadow_drain(churn_visit, &s);
+        hp_shadow_sweep(live_none, NULL, NULL);
+    }
+    for (unsigned t = 0; t < NC; t++) pthread_join(th[t], NULL);
+    hp_shadow_drain(churn_visit, &s);
+    cr_assert_eq(s.bad, 0, "%zu records corrupted or out of order", s.bad);
+    for (unsigned t = 0; t < NC; t++) {
+        cr_assert_eq(c[t].failures, 0);
+        for (unsigned k = 0; k < ITERS; k++)
+            cr_assert_eq(s.next[t][k], PER, "thread %u/%u: %u of %u records drained", t, k,
+                         s.next[t][k], PER);
+    }
+    cr_assert_eq(s.total, (size_t)NC * ITERS * PER);
+}
+
+/* Many threads start at once: new logs and new chunks are allocated
+ * concurrently. Nothing is drained until the end, so every round allocates
+ * fresh logs and chunks; every record must come through intact. */
+enum { NB = 16, ROUNDS_B = 300, BATCH = 10 };
+
+typedef struct {
+    unsigned t;
+    pthread_barrier_t *bar;
+    int failures;
+} starter;
+
+static void *start_and_log(void *arg)
+{
+    starter *p = arg;
+    pthread_barrier_wait(p->bar);
+    hp_tlog *log = hp_shadow_log_new();
+    if (!log) { p->failures++; return NULL; }
+    for (unsigned i = 0; i < BATCH; i++) {
+        hp_rec r = make_rec(p->t, i);
+        if (hp_shadow_log_append(log, &r) != 0) p->failures++;
+    }
+    hp_shadow_log_exit(log);
+    return NULL;
+}
+
+typedef struct {
+    unsigned count[ROUNDS_B * NB];
+    size_t total, bad;
+} batch_seen;
+
+/* Thread t of round k logs as "thread" k * NB + t: base_of() holds it. */
+static void batch_visit(hp_rec *r, hp_event ev, void *ctx)
+{
+    batch_seen *s = ctx;
+    if (ev != HP_EV_NEW) return;
+    s->total++;
+    unsigned t = (unsigned)(r->base >> 32) - 1, i = (unsigned)((r->base & 0xffffffffu) >> 4);
+    hp_rec want = make_rec(t, i);
+    if (t >= ROUNDS_B * NB || i != s->count[t] || r->ccs != want.ccs ||
+        r->req != want.req || r->granted != want.granted || r->kind != want.kind ||
+        r->how != want.how) {
+        s->bad++;
+        return;
+    }
+    s->count[t]++;
+}
+
+Test(shadow, threads_start_at_once, .init = setup, .timeout = 50)
+{
+    static starter p[ROUNDS_B * NB];
+    for (int round = 0; round < ROUNDS_B; round++) {
+        pthread_barrier_t bar;
+        pthread_barrier_init(&bar, NULL, NB);
+        pthread_t th[NB];
+        for (unsigned t = 0; t < NB; t++) {
+            starter *q = &p[round * NB + t];
+            *q = (starter){.t = round * NB + t, .bar = &bar, .failures = 0};
+            cr_assert_eq(pthread_create(&th[t], NULL, start_and_log, q), 0);
+        }
+        for (unsigned t = 0; t < NB; t++) pthread_join(th[t], NULL);
+        pthread_barrier_destroy(&bar);
+    }
+    static batch_seen s;
+    hp_shadow_drain(batch_visit, &s);
+    cr_assert_eq(s.bad, 0, "%zu records corrupted", s.bad);
+    for (unsigned t = 0; t < ROUNDS_B * NB; t++) {
+        cr_assert_eq(p[t].failures, 0);
+        cr_assert_eq(s.count[t], BATCH, "thread %u: %u of %u records intact", t,
+                     s.count[t], BATCH);
+    }
+    cr_assert_eq(s.total, (size_t)ROUNDS_B * NB * BATCH);
+    cr_assert_eq(hp_shadow_records(), (size_t)ROUNDS_B * NB * BATCH);
+}
+
+/* Thread starts in two threads at once, back to back: each hp_shadow_log_new
+ * allocates a fresh log and a fresh chunk (nothing is drained, so nothing is
+ * recycled). Every log must be distinct and usable. The test is repeated in
+ * TRIES fresh processes (short runs overlap the two threads best). */
+enum { NSTART = 2, STARTS = 400, TRIES = 100 };
+
+typedef struct {
+    pthread_barrier_t *bar;
+    hp_tlog *logs[STARTS];
+    int failures;
+} opener;
+
+static void *open_logs(void *arg)
+{
+    opener *o = arg;
+    pthread_barrier_wait(o->bar);
+    for (unsigned k = 0; k < STARTS; k++) {
+        o->logs[k] = hp_shadow_log_new();
+        if (!o->logs[k]) o->failures++;
+    }
+    return NULL;
+}
+
+typedef struct {
+    unsigned char got[NSTART * STARTS];
+    size_t total, bad;
+} marks;
+
+static void mark(hp_rec *r, hp_event ev, void *ctx)
+{
+    marks *m = ctx;
+    m->total++;
+    unsigned t = (unsigned)(r->base >> 32) - 1, i = (unsigned)((r->base & 0xffffffffu) >> 4);
+    hp_rec want = make_rec(0, i);
+    if (ev != HP_EV_SURVIVED || t != 0 || i >= NSTART * STARTS || r->ccs != want.ccs ||
+        r->req != want.req || r->granted != want.granted) {
+        m->bad++;
+        return;
+    }
+    m->got[i]++;
+}
+
+ParameterizedTestParameters(shadow, concurrent_log_creation)
+{
+    static int tries[TRIES];
+    for (int i = 0; i < TRIES; i++) tries[i] = i;
+    return cr_make_param_array(int, tries, TRIES);
+}
+
+ParameterizedTest(int *try, shadow, concurrent_log_creation, .init = setup, .timeout = 20)
+{
+    (void)try;
+    static opener o[NSTART];
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, NSTART);
+    pthread_t th[NSTART];
+    for (unsigned t = 0; t < NSTART; t++) {
+        o[t].bar = &bar;
+        o[t].failures = 0;
+        cr_assert_eq(pthread_create(&th[t], NULL, open_logs, &o[t]), 0);
+    }
+    for (unsigned t = 0; t < NSTART; t++) pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&bar);
+    /* One record in every log: record t * STARTS + k in log k of opener t. */
+    for (unsigned t = 0; t < NSTART; t++) {
+        cr_assert_eq(o[t].failures, 0);
+        for (unsigned k = 0; k < STARTS; k++) {
+            hp_rec r = make_rec(0, t * STARTS + k);
+            cr_assert_eq(hp_shadow_log_append(o[t].logs[k], &r), 0);
+        }
+    }
+    hp_shadow_drain(NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), (size_t)NSTART * STARTS);
+    static marks m;
+    hp_shadow_foreach(mark, &m);
+    cr_assert_eq(m.bad, 0, "%zu records corrupted", m.bad);
+    cr_assert_eq(m.total, (size_t)NSTART * STARTS);
+    for (size_t i = 0; i < NSTART * STARTS; i++)
+        cr_assert_eq(m.got[i], 1, "record %zu seen %u times", i, m.got[i]);
+}
