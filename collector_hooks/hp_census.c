@@ -287,6 +287,13 @@ void hp_census_note_free(uintptr_t base)
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 
+void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
+{
+    uint64_t t0 = hp_mono_ns();
+    hp_shadow_note_resize(base, granted, req);
+    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+}
+
 double hp_census_last_time(void) { return last_census_time; }
 
 static void say_done(void)

@@ -24,6 +24,8 @@ void hp_census_on_collection(int force, uint64_t start_ns);
 void hp_census_without_collection(void);
 /* The program freed the object at `base` (caller holds the lock). */
 void hp_census_note_free(uintptr_t base);
+/* The program resized the object at `base` in place (lock held). */
+void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
 /* Seconds (profile clock) of the last census, or 0. */
 double hp_census_last_time(void);
 /* Finish the files: closing sample, .prof, and the line on stderr.

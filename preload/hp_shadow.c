@@ -34,9 +34,11 @@ struct hp_tlog {
     uint32_t consumed;          /* consumer: records of head already drained */
 };
 
-typedef struct hp_freed {       /* explicit frees since the last sweep */
+typedef struct hp_freed {       /* frees and resizes since the last sweep */
     uintptr_t base;             /* 0 = empty slot */
-    size_t seq;                 /* main-table length when freed */
+    size_t seq;                 /* main-table length at the last free (0: none) */
+    size_t resize_seq;          /* ... at the last in-place resize (0: none) */
+    uint32_t granted, req;      /* sizes after that resize */
 } hp_freed;
 
 static hp_arena meta_arena;                 /* hp_tlog and hp_chunk: pool_lock */
@@ -241,24 +243,49 @@ static int freed_grow(void)
     return 0;
 }
 
+/* The entry for `base` (created empty if new), or NULL when out of memory. */
+static hp_freed *note_entry(uintptr_t base)
+{
+    if ((freed_len + 1) * 2 > freed_cap && freed_grow() != 0) return NULL;
+    hp_freed *f = (hp_freed *)freed_vec.base + freed_slot(base);
+    if (f->base == 0) {
+        freed_len++;
+        memset(f, 0, sizeof *f);
+        f->base = base;
+    }
+    return f;
+}
+
 void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
 {
     hp_shadow_drain(visit, ctx);
-    if ((freed_len + 1) * 2 > freed_cap && freed_grow() != 0) return;
-    hp_freed *f = (hp_freed *)freed_vec.base;
-    size_t i = freed_slot(base);
-    if (f[i].base == 0) freed_len++;
-    f[i].base = base;
-    f[i].seq = table_len;
+    hp_freed *f = note_entry(base);
+    if (f) f->seq = table_len;
 }
 
-/* Was the record at index `idx` freed explicitly? */
-static int was_freed(const hp_rec *r, size_t idx)
+void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
+{
+    hp_shadow_drain(NULL, NULL);
+    hp_freed *f = note_entry(base);
+    if (!f) return;
+    f->resize_seq = table_len;
+    f->granted = granted;
+    f->req = req;
+}
+
+/* Records of one address before its last free are freed; the one after
+ * it, if allocated before the last resize, takes the resized sizes. */
+static int was_freed(hp_rec *r, size_t idx)
 {
     if (freed_len == 0) return 0;
-    hp_freed *f = (hp_freed *)freed_vec.base;
-    size_t i = freed_slot(r->base);
-    return f[i].base == r->base && idx < f[i].seq;
+    hp_freed *f = (hp_freed *)freed_vec.base + freed_slot(r->base);
+    if (f->base != r->base) return 0;
+    if (idx < f->seq) return 1;
+    if (idx < f->resize_seq) {
+        r->granted = f->granted;
+        r->req = f->req;
+    }
+    return 0;
 }
 
 hp_rec *hp_shadow_table(size_t *len)
@@ -268,7 +295,7 @@ hp_rec *hp_shadow_table(size_t *len)
 }
 
 int hp_shadow_has_frees(void) { return freed_len != 0; }
-int hp_shadow_freed_at(const hp_rec *r, size_t idx) { return was_freed(r, idx); }
+int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
 
 void hp_shadow_sweep_done(size_t new_len)
 {

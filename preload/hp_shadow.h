@@ -60,6 +60,10 @@ void hp_shadow_drain(hp_visit_fn visit, void *ctx);
 /* The program freed the object at `base` (explicitly, GC_free). Drains
  * first, so the free applies to records allocated before it only. */
 void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);
+/* The program resized the object at `base` in place (GC_realloc that
+ * returned the same pointer): from the next sweep on, the record allocated
+ * before this call counts `granted` and `req` bytes. Drains first. */
+void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
 /* Judge every record: freed ones and those `live` rejects are removed
  * (HP_EV_FREED / HP_EV_DIED); the rest survive (age+1, HP_EV_SURVIVED).
  * Call at each completed collection, after hp_shadow_drain. */
@@ -72,7 +76,10 @@ void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
  * length once survivors have been compacted to the front. */
 hp_rec *hp_shadow_table(size_t *len);
 int hp_shadow_has_frees(void);
-int hp_shadow_freed_at(const hp_rec *r, size_t idx);
+/* Apply what was noted for record `idx` since the last sweep: returns 1
+ * when it was freed; applies an in-place resize (after the caller has
+ * tallied the allocation) and returns 0 otherwise. */
+int hp_shadow_freed_at(hp_rec *r, size_t idx);
 void hp_shadow_sweep_done(size_t new_len);
 
 /* Visit every record, in the main table (HP_EV_SURVIVED) and still in the

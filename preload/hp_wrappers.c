@@ -174,6 +174,27 @@ int GC_posix_memalign(void **memptr, size_t align, size_t lb)
     return rc;
 }
 
+typedef struct resize_note { uintptr_t base; uint32_t granted, req; } resize_note;
+
+static void *resize_under_lock(void *arg)
+{
+    resize_note *n = arg;
+    hp_census_note_resize(n->base, n->granted, n->req);
+    return NULL;
+}
+
+/* The same object, now of another size (large objects grow and shrink
+ * inside their blocks): it keeps its cost centre, with its new sizes. */
+static void note_resize(void *p, size_t lb)
+{
+    resize_note n;
+    n.base = (uintptr_t)hp_real.GC_base(p);
+    if (!n.base) return;
+    n.granted = sat32(hp_real.GC_size((void *)n.base));
+    n.req = sat32(lb);
+    hp_real.GC_call_with_alloc_lock(resize_under_lock, &n);
+}
+
 /* A moved object is a new object; the old one was freed by the nested
  * GC_free (or GC_debug_free), which notes it. */
 #define WRAP_REALLOC(name, params, args)                                      \
@@ -181,6 +202,7 @@ int GC_posix_memalign(void **memptr, size_t align, size_t lb)
     {                                                                         \
         hp_thread *t_ = enter();                                              \
         void *r_ = hp_real.name args;                                         \
+        if (t_->depth == 1 && r_ && r_ == p) note_resize(r_, lb);             \
         leave(t_, r_ != p ? r_ : NULL, lb, HP_HOW_REALLOC, 1, HP_FRAME, HP_RET); \
         return r_;                                                            \
     }
