@@ -12,6 +12,7 @@
 #include "../hp_writer/hp_names.h"
 #include "../hp_writer/hp_prof.h"
 #include "../hp_writer/hp_symbols.h"
+#include "hp_report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,10 @@
 static hp_vec stats_vec;          /* hp_ccs_stats[ccs] */
 static uint32_t nstats;           /* entries in use */
 static hp_vec label_bytes_vec;    /* uint64_t[label] */
-static hp_vec signal_census_vec;  /* uint64_t[ccs]: the census taken by a signal */
+static hp_vec filter_vec;         /* uint8_t[ccs]: 0 unknown, 1 in, 2 out (ccs=, module=) */
+static hp_vec kind_labels_vec;    /* kind_label[]: (kind, size) -> label, for mode kind */
+static uint32_t kind_labels_cap, kind_labels_len;
+static int filter_kind_code = -1; /* kind= as a category (< 16) or 16 + kind number */
 static hp_vec sample_labels_vec;  /* const char *[] */
 static hp_vec sample_values_vec;  /* uint64_t[] */
 static hp_buf hp_out;             /* one .hp sample */
@@ -45,7 +49,20 @@ int hp_census_init(void)
 {
     if (hp_vec_reserve(&stats_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&label_bytes_vec, (size_t)1 << 32) != 0) return -1;
-    if (hp_vec_reserve(&signal_census_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&filter_vec, (size_t)1 << 28) != 0) return -1;
+    if (hp_vec_reserve(&kind_labels_vec, (size_t)1 << 30) != 0) return -1;
+    if (hp_report_init(hp_rt.cfg.report) != 0) return -1;
+    if (hp_rt.cfg.filter_kind[0]) {
+        const char *k = hp_rt.cfg.filter_kind;
+        for (int c = 0; c < HP_CAT_COUNT; c++)
+            if (strcmp(k, hp_kind_category_name(c)) == 0) filter_kind_code = c;
+        if (filter_kind_code < 0 && strncmp(k, "kind", 4) == 0 && k[4]) {
+            int v = 0;
+            for (const char *d = k + 4; *d >= '0' && *d <= '9'; d++) v = v * 10 + (*d - '0');
+            filter_kind_code = 16 + v;
+        }
+        if (filter_kind_code < 0) filter_kind_code = 1 << 20;   /* matches nothing */
+    }
     if (hp_vec_reserve(&sample_labels_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&sample_values_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_buf_init(&hp_out, (size_t)1 << 32) != 0) return -1;
@@ -85,6 +102,94 @@ static inline int is_live(uintptr_t base, uintptr_t *page, int *page_in_use)
 
 typedef struct sweep_result { uint64_t live_bytes, live_objects; } sweep_result;
 
+typedef struct kind_label { uint64_t key; uint32_t label1; uint32_t pad; } kind_label;
+
+static int ensure_label_bytes(uint32_t label)
+{
+    return hp_vec_ensure(&label_bytes_vec, (size_t)(label + 1) * sizeof(uint64_t));
+}
+
+/* Mode kind: the label of an object's kind and granted size, "normal:32". */
+static uint32_t kind_label_of(const hp_rec *r)
+{
+    int cat = hp_kind_category(r);
+    uint64_t code = cat == HP_CAT_OTHER ? 16u + r->kind : (unsigned)cat;
+    uint64_t key = (code << 32) | r->granted;
+    if (kind_labels_cap == 0 || (kind_labels_len + 1) * 2 > kind_labels_cap) {
+        uint32_t cap = kind_labels_cap ? kind_labels_cap * 2 : 1024;
+        if (hp_vec_ensure(&kind_labels_vec, (size_t)cap * 2 * sizeof(kind_label)) != 0) return 0;
+        kind_label *old = (kind_label *)kind_labels_vec.base + cap;   /* scratch half */
+        memcpy(old, kind_labels_vec.base, (size_t)kind_labels_cap * sizeof(kind_label));
+        memset(kind_labels_vec.base, 0, (size_t)cap * sizeof(kind_label));
+        uint32_t oldcap = kind_labels_cap;
+        kind_labels_cap = cap;
+        for (uint32_t i = 0; i < oldcap; i++) {
+            if (!old[i].label1) continue;
+            uint32_t j = (uint32_t)(old[i].key * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
+            kind_label *t = (kind_label *)kind_labels_vec.base;
+            while (t[j].label1) j = (j + 1) & (cap - 1);
+            t[j] = old[i];
+        }
+    }
+    kind_label *t = (kind_label *)kind_labels_vec.base;
+    uint32_t j = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (kind_labels_cap - 1);
+    while (t[j].label1 && t[j].key != key) j = (j + 1) & (kind_labels_cap - 1);
+    if (!t[j].label1) {
+        char text[48];
+        hp_kind_name(r, text, 24);
+        size_t n = strlen(text);
+        text[n++] = ':';
+        uint64_t v = r->granted;
+        char d[24];
+        int k = 0;
+        do { d[k++] = (char)('0' + v % 10); v /= 10; } while (v);
+        while (k) text[n++] = d[--k];
+        text[n] = 0;
+        t[j].key = key;
+        t[j].label1 = hp_names_intern_label(text) + 1;
+        kind_labels_len++;
+    }
+    return t[j].label1 - 1;
+}
+
+/* Is the object in the heap profile (filters ccs=, module=, kind=)? */
+static int passes(const hp_rec *r)
+{
+    if (filter_kind_code >= 0) {
+        int cat = hp_kind_category(r);
+        int code = cat == HP_CAT_OTHER ? 16 + r->kind : cat;
+        if (code != filter_kind_code && !(cat == HP_CAT_OTHER && filter_kind_code == HP_CAT_OTHER))
+            return 0;
+    }
+    if (!hp_rt.cfg.filter_ccs[0] && !hp_rt.cfg.filter_module[0]) return 1;
+    if (hp_vec_ensure(&filter_vec, (size_t)r->ccs + 1) != 0) return 1;
+    uint8_t *f = (uint8_t *)filter_vec.base + r->ccs;
+    if (!*f) {
+        int in = 1;
+        if (hp_rt.cfg.filter_ccs[0] && !hp_names_has_function(r->ccs, hp_rt.cfg.filter_ccs))
+            in = 0;
+        if (hp_rt.cfg.filter_module[0] &&
+            strcmp(hp_names_module(r->ccs), hp_rt.cfg.filter_module) != 0)
+            in = 0;
+        *f = in ? 1 : 2;
+    }
+    return *f == 1;
+}
+
+/* Add a live object to the census being taken: by stack (modes cc and
+ * module, folded into labels when the sample is written) or by kind label. */
+static int census_add(hp_ccs_stats *st, const hp_rec *r)
+{
+    if (!passes(r)) return 0;
+    if (hp_rt.cfg.mode == HP_MODE_KIND) {
+        uint32_t l = kind_label_of(r);
+        if (ensure_label_bytes(l) == 0) ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
+    } else {
+        st->census += r->granted;
+    }
+    return 1;
+}
+
 /* Judge every record after a collection: tally a record's allocation the
  * first time it is swept (age 0), count survivors, drop the dead, and add
  * live bytes to the census when one is being taken. */
@@ -96,6 +201,7 @@ static sweep_result sweep(int census, int judge)
     hp_rec *recs = hp_shadow_table(&len);
     if (!stats) return res;
     int frees = hp_shadow_has_frees();
+    int breakdown = hp_rt.cfg.report != 0;
     uintptr_t page = UINTPTR_MAX;
     int page_in_use = 0;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
@@ -103,6 +209,7 @@ static sweep_result sweep(int census, int judge)
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
+        hp_breakdown *bd = breakdown ? hp_report_of(r->ccs) : NULL;
         if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {
             st->objects++;
             st->bytes += r->granted;
@@ -110,10 +217,14 @@ static sweep_result sweep(int census, int judge)
             objects++;
             bytes += r->granted;
             requested += r->req;
+            if (bd) hp_tally_add(&bd->kind[hp_kind_category(r)], r);
         }
-        if (frees && hp_shadow_freed_at(r, i)) continue;
+        if ((frees && hp_shadow_freed_at(r, i)) ||
+            (judge && !is_live(r->base, &page, &page_in_use))) {
+            if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);
+            continue;
+        }
         if (judge) {
-            if (!is_live(r->base, &page, &page_in_use)) continue;
             if (r->age == 0) {
                 st->survived += r->granted;
                 survived += r->granted;
@@ -122,8 +233,7 @@ static sweep_result sweep(int census, int judge)
         } else {
             r->flags |= HP_REC_TALLIED;
         }
-        if (census) {
-            st->census += r->granted;
+        if (census && census_add(st, r)) {
             res.live_bytes += r->granted;
             res.live_objects++;
         }
@@ -168,11 +278,13 @@ static void open_hp_file(void)
 /* Write one sample; bytes_of(c) gives stack c's live bytes. */
 static void write_sample_of(double t, uint64_t (*bytes_of)(uint32_t))
 {
-    /* Fold stacks into labels (stacks with equal labels share a band). */
-    for (uint32_t c = 0; c < nstats; c++) {
+    /* Fold stacks into labels (stacks with equal labels share a band);
+     * mode kind added to the labels directly. */
+    for (uint32_t c = 0; c < nstats && hp_rt.cfg.mode != HP_MODE_KIND; c++) {
         uint64_t bytes = bytes_of(c);
         if (!bytes) continue;
-        uint32_t l = hp_names_label_of(c);
+        uint32_t l = hp_rt.cfg.mode == HP_MODE_MODULE ? hp_names_module_label_of(c)
+                                                      : hp_names_label_of(c);
         if (hp_vec_ensure(&label_bytes_vec, (size_t)(hp_names_label_count() + 1) *
                                                 sizeof(uint64_t)) != 0)
             return;
@@ -198,7 +310,6 @@ static void write_sample_of(double t, uint64_t (*bytes_of)(uint32_t))
 }
 
 static uint64_t census_bytes_of(uint32_t c) { return ((hp_ccs_stats *)stats_vec.base)[c].census; }
-static uint64_t signal_bytes_of(uint32_t c) { return ((uint64_t *)signal_census_vec.base)[c]; }
 
 static void write_sample(double t) { write_sample_of(t, census_bytes_of); }
 
@@ -209,7 +320,8 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     (void)arg;
     if (r->ccs >= nstats) return;
     hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[r->ccs];
-    ((uint64_t *)signal_census_vec.base)[r->ccs] += r->granted;
+    census_add(st, r);
+    hp_breakdown *bd = hp_report_of(r->ccs);
     if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {   /* never swept: tally it */
         st->objects++;
         st->bytes += r->granted;
@@ -217,7 +329,9 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
         total_objects++;
         total_bytes += r->granted;
         total_requested += r->req;
+        if (bd) hp_tally_add(&bd->kind[hp_kind_category(r)], r);
     }
+    if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);   /* dies at exit */
 }
 
 /* The last census when a signal ends the program: no collection can be run
@@ -225,16 +339,24 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
  * collection counts as live (read-only: the shadow table is not ours). */
 static void signal_census(double now)
 {
-    if (!stats_all() ||
-        hp_vec_ensure(&signal_census_vec, (size_t)(nstats + 1) * sizeof(uint64_t)) != 0)
-        return;
-    memset(signal_census_vec.base, 0, (size_t)nstats * sizeof(uint64_t));
+    if (!stats_all()) return;
+    hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
+    for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
     hp_shadow_peek(signal_visit, NULL);
-    write_sample_of(now, signal_bytes_of);
+    write_sample_of(now, census_bytes_of);
     censuses++;
     unjudged_census = 1;
 }
 /* ---- end of signal-safe census ---- */
+
+/* Objects still alive at exit die at exit (collections survived so far). */
+static void exit_death(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    hp_breakdown *bd = hp_report_of(r->ccs);
+    if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);
+}
 
 static void census_pass(int force, int judge, uint64_t start_ns)
 {
@@ -311,8 +433,10 @@ static void say_done(void)
     } else {
         hp_buf_str(&msg, "heapprof: wrote ");
         hp_buf_str(&msg, hp_rt.hp_path);
-        hp_buf_str(&msg, " and ");
+        hp_buf_str(&msg, ", ");
         hp_buf_str(&msg, hp_rt.prof_path);
+        hp_buf_str(&msg, " and ");
+        hp_buf_str(&msg, hp_rt.csv_path);
         hp_buf_str(&msg, " (");
         hp_buf_u64(&msg, censuses);
         hp_buf_str(&msg, " censuses, peak ");
@@ -338,6 +462,7 @@ void hp_census_finish(int from_signal)
     if (end < last_census_time) end = last_census_time;
     if (total_objects > 0 || hp_stacks_count() > 1) {
         if (from_signal) signal_census(end);
+        else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
         open_hp_file();
         if (hp_fd >= 0) {
             hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
@@ -376,7 +501,13 @@ void hp_census_finish(int from_signal)
                     ? "(no collection could be run at exit (GC_disable?): the last census "
                       "counts every object not found dead by an earlier collection)"
                     : NULL;
+                s.report = hp_rt.cfg.report;
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
+                close(fd);
+            }
+            fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                hp_prof_write_csv(fd, hp_rt.cfg.report, (hp_ccs_stats *)stats_vec.base, nstats);
                 close(fd);
             }
         }

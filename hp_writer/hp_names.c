@@ -18,7 +18,7 @@ typedef struct interner {
 } interner;
 
 /* Per stack, the ids it resolved to (+1; 0 = not yet). */
-typedef struct stack_names { uint32_t label, full; } stack_names;
+typedef struct stack_names { uint32_t label, full, module_label; } stack_names;
 
 static int label_length = 25;
 static interner labels, fulls;
@@ -165,19 +165,51 @@ uint32_t hp_names_label_of(uint32_t ccs)
 {
     stack_names *sn = names_of(ccs);
     if (!sn) return 0;
-    if (!sn->label) {
-        const char *full = hp_names_full(hp_names_full_of(ccs));
-        size_t n = strlen(full);
-        if (n > (size_t)label_length) n = (size_t)label_length;
-        char text[1100];
-        memcpy(text, full, n);
-        text[n] = 0;
-        hp_hp_sanitize_label(text, sizeof text);
-        uint32_t id = intern(&labels, text);
-        if (id == UINT32_MAX) return 0;
-        sn->label = id + 1;
-    }
+    if (!sn->label) sn->label = hp_names_intern_label(hp_names_full(hp_names_full_of(ccs))) + 1;
     return sn->label - 1;
+}
+
+const char *hp_names_module(uint32_t ccs)
+{
+    const hp_stack *s = hp_stacks_get(ccs);
+    if (s->n == 0) return "UNKNOWN";
+    if (s->frames[0] & HP_FRAME_EXPLICIT) return "explicit";
+    hp_sym_info info = hp_symbols_lookup(s->frames[0]);
+    return info.module ? info.module : "UNKNOWN";
+}
+
+uint32_t hp_names_intern_label(const char *full)
+{
+    size_t n = strlen(full);
+    if (n > (size_t)label_length) n = (size_t)label_length;
+    char text[1100];
+    memcpy(text, full, n);
+    text[n] = 0;
+    hp_hp_sanitize_label(text, sizeof text);
+    uint32_t id = intern(&labels, text);
+    return id == UINT32_MAX ? 0 : id;
+}
+
+uint32_t hp_names_module_label_of(uint32_t ccs)
+{
+    stack_names *sn = names_of(ccs);
+    if (!sn) return 0;
+    if (!sn->module_label) sn->module_label = hp_names_intern_label(hp_names_module(ccs)) + 1;
+    return sn->module_label - 1;
+}
+
+int hp_names_has_function(uint32_t ccs, const char *function)
+{
+    const char *full = hp_names_full(hp_names_full_of(ccs));
+    size_t n = strlen(function);
+    for (const char *p = full; *p;) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && memcmp(p, function, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
 }
 
 const char *hp_names_label(uint32_t id) { return id < labels.n ? strings(&labels)[id] : "UNKNOWN"; }

@@ -20,5 +20,14 @@ uint32_t hp_names_label_count(void);
  * print the same share it. */
 uint32_t hp_names_full_of(uint32_t ccs);
 const char *hp_names_full(uint32_t full);
+/* Module of the allocating (innermost) function of a stack: its basename,
+ * "explicit" for explicit cost centres, "UNKNOWN" when not known. */
+const char *hp_names_module(uint32_t ccs);
+/* Label id of that module (mode module). */
+uint32_t hp_names_module_label_of(uint32_t ccs);
+/* Label id of arbitrary text (cut to the label length, made hp2ps-safe). */
+uint32_t hp_names_intern_label(const char *text);
+/* Does the stack's name have `function` as one of its frames? */
+int hp_names_has_function(uint32_t ccs, const char *function);
 
 #endif

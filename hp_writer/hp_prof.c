@@ -1,13 +1,17 @@
 /* hp_prof: the .prof report (see hp_prof.h). */
 #include "hp_prof.h"
 #include "hp_names.h"
+#include "../collector_hooks/hp_report.h"
 #include "../preload/hp_shadow.h"
 
 typedef hp_rec hp_rec_size_probe;
 
 #include <string.h>
 
-typedef struct row { uint64_t objects, bytes, requested, survived, at_peak; } row;
+typedef struct row {
+    uint64_t objects, bytes, requested, survived, at_peak;
+    hp_breakdown bd;
+} row;
 
 static hp_buf out;
 static hp_vec rows_vec;     /* row[full-name id] */
@@ -49,6 +53,119 @@ static void sort_ids(uint32_t *v, size_t n)
     for (size_t end = n - 1; end > 0; end--) {
         uint32_t t = v[0]; v[0] = v[end]; v[end] = t;
         sift(v, 0, end);
+    }
+}
+
+/* Rows by full name (stacks that print the same merged); returns how many
+ * name ids there are. */
+static uint32_t merge_rows(const hp_ccs_stats *stats, uint32_t nccs)
+{
+    uint32_t nnames = 0;
+    for (uint32_t c = 0; c < nccs; c++) {
+        if (stats[c].objects == 0) continue;
+        uint32_t id = hp_names_full_of(c);
+        if (id + 1 > nnames) {
+            if (hp_vec_ensure(&rows_vec, (size_t)(id + 1) * sizeof(row)) != 0) break;
+            memset(rows() + nnames, 0, (size_t)(id + 1 - nnames) * sizeof(row));
+            nnames = id + 1;
+        }
+        row *r = &rows()[id];
+        r->objects += stats[c].objects;
+        r->bytes += stats[c].bytes;
+        r->requested += stats[c].requested;
+        r->survived += stats[c].survived;
+        r->at_peak += stats[c].at_peak;
+        const hp_breakdown *bd = hp_report_of(c);
+        if (bd) {
+            for (int a = 0; a < HP_AGE_BUCKETS; a++) {
+                r->bd.age[a].objects += bd->age[a].objects;
+                r->bd.age[a].bytes += bd->age[a].bytes;
+                r->bd.age[a].overhead += bd->age[a].overhead;
+            }
+            for (int k = 0; k < HP_CAT_COUNT; k++) {
+                r->bd.kind[k].objects += bd->kind[k].objects;
+                r->bd.kind[k].bytes += bd->kind[k].bytes;
+                r->bd.kind[k].overhead += bd->kind[k].overhead;
+            }
+        }
+    }
+    return nnames;
+}
+
+/* Name ids with allocations, largest bytes first, into order_vec. */
+static size_t order_rows(uint32_t nnames)
+{
+    if (hp_vec_ensure(&order_vec, (size_t)(nnames + 1) * sizeof(uint32_t)) != 0) return 0;
+    uint32_t *order = (uint32_t *)order_vec.base;
+    size_t n = 0;
+    for (uint32_t i = 0; i < nnames; i++)
+        if (rows()[i].objects) order[n++] = i;
+    sort_ids(order, n);
+    for (size_t i = 0; i < n / 2; i++) {   /* heapsort left the largest last */
+        uint32_t t = order[i];
+        order[i] = order[n - 1 - i];
+        order[n - 1 - i] = t;
+    }
+    return n;
+}
+
+static void sum_rows(row *total, uint32_t nnames)
+{
+    memset(total, 0, sizeof *total);
+    for (uint32_t i = 0; i < nnames; i++) {
+        const row *r = &rows()[i];
+        total->objects += r->objects;
+        total->bytes += r->bytes;
+        total->requested += r->requested;
+        total->survived += r->survived;
+        total->at_peak += r->at_peak;
+        for (int a = 0; a < HP_AGE_BUCKETS; a++) {
+            total->bd.age[a].objects += r->bd.age[a].objects;
+            total->bd.age[a].bytes += r->bd.age[a].bytes;
+            total->bd.age[a].overhead += r->bd.age[a].overhead;
+        }
+        for (int k = 0; k < HP_CAT_COUNT; k++) {
+            total->bd.kind[k].objects += r->bd.kind[k].objects;
+            total->bd.kind[k].bytes += r->bd.kind[k].bytes;
+            total->bd.kind[k].overhead += r->bd.kind[k].overhead;
+        }
+    }
+}
+
+static void clear_rows(uint32_t nnames)
+{
+    if (nnames) memset(rows(), 0, (size_t)nnames * sizeof(row));
+}
+
+static void table_line(hp_buf *b, const row *r, const char *name)
+{
+    hp_buf_u64w(b, r->objects, 13);
+    hp_buf_u64w(b, r->bytes, 15);
+    hp_buf_u64w(b, r->requested, 15);
+    hp_buf_u64w(b, r->survived, 15);
+    hp_buf_u64w(b, r->at_peak, 15);
+    hp_buf_str(b, "  ");
+    hp_buf_str(b, name);
+    hp_buf_chr(b, '\n');
+}
+
+/* One line per non-empty age bucket (ages) or kind (!ages) of a row. */
+static void breakdown_lines(hp_buf *b, const row *r, const char *name, int ages)
+{
+    static const char *const ages_text[HP_AGE_BUCKETS] = {"0", "1", "2", "3", "4+"};
+    int count = ages ? HP_AGE_BUCKETS : HP_CAT_COUNT;
+    for (int i = 0; i < count; i++) {
+        const hp_tally *t = ages ? &r->bd.age[i] : &r->bd.kind[i];
+        if (!t->objects) continue;
+        const char *what = ages ? ages_text[i] : hp_kind_category_name(i);
+        for (int pad = (int)strlen(what); pad < 13; pad++) hp_buf_chr(b, ' ');
+        hp_buf_str(b, what);
+        hp_buf_u64w(b, t->objects, 13);
+        hp_buf_u64w(b, t->bytes, 15);
+        hp_buf_u64w(b, t->overhead, 15);
+        hp_buf_str(b, "  ");
+        hp_buf_str(b, name);
+        hp_buf_chr(b, '\n');
     }
 }
 
@@ -132,45 +249,107 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_chr(b, '\n');
     }
 
-    /* Merge stacks that print the same. */
-    uint32_t nnames = 0;
-    for (uint32_t c = 0; c < nccs; c++) {
-        if (stats[c].objects == 0) continue;
-        uint32_t id = hp_names_full_of(c);
-        if (id + 1 > nnames) {
-            if (hp_vec_ensure(&rows_vec, (size_t)(id + 1) * sizeof(row)) != 0) break;
-            memset(rows() + nnames, 0, (size_t)(id + 1 - nnames) * sizeof(row));
-            nnames = id + 1;
-        }
-        row *r = &rows()[id];
-        r->objects += stats[c].objects;
-        r->bytes += stats[c].bytes;
-        r->requested += stats[c].requested;
-        r->survived += stats[c].survived;
-        r->at_peak += stats[c].at_peak;
+    /* Merge stacks that print the same; the total first. */
+    uint32_t nnames = merge_rows(stats, nccs);
+    size_t n = order_rows(nnames);
+    uint32_t *order = (uint32_t *)order_vec.base;
+    row total;
+    sum_rows(&total, nnames);
+    hp_buf_str(b, "\n      objects          bytes      requested       survived"
+                  "      live@peak  cost-centre stack (innermost first)\n");
+    table_line(b, &total, "total profiled");
+    for (size_t k = 0; k < n; k++) table_line(b, &rows()[order[k]], hp_names_full(order[k]));
+    if (s->report & HP_REPORT_GEN) {
+        hp_buf_str(b, "\nBY COLLECTIONS SURVIVED (when the objects died, or at exit; "
+                      "overhead = granted - requested)\n"
+                      "     survived      objects          bytes       overhead  "
+                      "cost-centre stack\n");
+        breakdown_lines(b, &total, "total profiled", 1);
+        for (size_t k = 0; k < n; k++)
+            breakdown_lines(b, &rows()[order[k]], hp_names_full(order[k]), 1);
     }
-    size_t n = 0;
-    if (hp_vec_ensure(&order_vec, (size_t)(nnames + 1) * sizeof(uint32_t)) == 0) {
-        uint32_t *order = (uint32_t *)order_vec.base;
-        for (uint32_t i = 0; i < nnames; i++)
-            if (rows()[i].objects) order[n++] = i;
-        sort_ids(order, n);
-        hp_buf_str(b, "\n      objects          bytes      requested       survived"
-                      "      live@peak  cost-centre stack (innermost first)\n");
-        for (size_t k = n; k-- > 0;) {
-            const row *r = &rows()[order[k]];
-            hp_buf_u64w(b, r->objects, 13);
-            hp_buf_u64w(b, r->bytes, 15);
-            hp_buf_u64w(b, r->requested, 15);
-            hp_buf_u64w(b, r->survived, 15);
-            hp_buf_u64w(b, r->at_peak, 15);
-            hp_buf_str(b, "  ");
-            hp_buf_str(b, hp_names_full(order[k]));
-            hp_buf_chr(b, '\n');
-        }
+    if (s->report & HP_REPORT_KIND) {
+        hp_buf_str(b, "\nBY KIND (as allocated; overhead = granted - requested)\n"
+                      "         kind      objects          bytes       overhead  "
+                      "cost-centre stack\n");
+        breakdown_lines(b, &total, "total profiled", 0);
+        for (size_t k = 0; k < n; k++)
+            breakdown_lines(b, &rows()[order[k]], hp_names_full(order[k]), 0);
     }
-    if (hp_vec_ensure(&rows_vec, 1) == 0 && nnames)
-        memset(rows(), 0, (size_t)nnames * sizeof(row));
+    clear_rows(nnames);
+    if (b->failed) return -1;
+    return hp_buf_write(b, fd);
+}
+
+static const char *const age_names[HP_AGE_BUCKETS] = {"0", "1", "2", "3", "4+"};
+
+/* ---- CSV: one line per stack and breakdown, RFC 4180 quoting. ---- */
+static void csv_field(hp_buf *b, const char *text)
+{
+    int quote = strpbrk(text, ",\"\r\n") != NULL;
+    if (quote) hp_buf_chr(b, '"');
+    for (const char *p = text; *p; p++) {
+        if (*p == '"') hp_buf_chr(b, '"');
+        hp_buf_chr(b, *p);
+    }
+    if (quote) hp_buf_chr(b, '"');
+}
+
+static void csv_line(hp_buf *b, const char *stack, const char *what, uint64_t objects,
+                     uint64_t bytes, uint64_t overhead, const uint64_t *survived,
+                     const uint64_t *at_peak)
+{
+    csv_field(b, stack);
+    hp_buf_chr(b, ',');
+    csv_field(b, what);
+    hp_buf_chr(b, ',');
+    hp_buf_u64(b, objects);
+    hp_buf_chr(b, ',');
+    hp_buf_u64(b, bytes);
+    hp_buf_chr(b, ',');
+    hp_buf_u64(b, bytes - overhead);
+    hp_buf_chr(b, ',');
+    hp_buf_u64(b, overhead);
+    hp_buf_chr(b, ',');
+    if (survived) hp_buf_u64(b, *survived);
+    hp_buf_chr(b, ',');
+    if (at_peak) hp_buf_u64(b, *at_peak);
+    hp_buf_chr(b, '\n');
+}
+
+static void csv_row(hp_buf *b, const row *r, const char *stack, int report)
+{
+    csv_line(b, stack, "all", r->objects, r->bytes, r->bytes - r->requested, &r->survived,
+             &r->at_peak);
+    if (report & HP_REPORT_GEN)
+        for (int a = 0; a < HP_AGE_BUCKETS; a++) {
+            char what[16] = "survived:";
+            strcat(what, age_names[a]);
+            const hp_tally *t = &r->bd.age[a];
+            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL);
+        }
+    if (report & HP_REPORT_KIND)
+        for (int c = 0; c < HP_CAT_COUNT; c++) {
+            char what[32] = "kind:";
+            strcat(what, hp_kind_category_name(c));
+            const hp_tally *t = &r->bd.kind[c];
+            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL);
+        }
+}
+
+int hp_prof_write_csv(int fd, int report, const hp_ccs_stats *stats, uint32_t nccs)
+{
+    hp_buf *b = &out;
+    hp_buf_reset(b);
+    hp_buf_str(b, "stack,breakdown,objects,bytes,requested,overhead,survived,live_at_peak\n");
+    uint32_t nnames = merge_rows(stats, nccs);
+    size_t n = order_rows(nnames);
+    uint32_t *order = (uint32_t *)order_vec.base;
+    row total;
+    sum_rows(&total, nnames);
+    csv_row(b, &total, "total profiled", report);
+    for (size_t k = 0; k < n; k++) csv_row(b, &rows()[order[k]], hp_names_full(order[k]), report);
+    clear_rows(nnames);
     if (b->failed) return -1;
     return hp_buf_write(b, fd);
 }

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "hp_buf.h"
+#include "../preload/hp_config.h"
 
 typedef struct hp_ccs_stats {
     uint64_t objects, bytes, requested;  /* allocated in all */
@@ -27,11 +28,16 @@ typedef struct hp_prof_summary {
     uint64_t stacks, profiler_bytes;
     uint64_t shadow_bytes, log_bytes;    /* at the peak census */
     const char *note;                    /* extra line, or NULL */
+    int report;                          /* HP_REPORT_* breakdowns to print */
 } hp_prof_summary;
 
 int hp_prof_init(void);
 /* Write the report for stacks 0..nccs-1 to fd. 0 or -1. */
 int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
                   uint32_t nccs);
+/* The same table as CSV (.alloc.csv): stack,breakdown,objects,bytes,
+ * requested,overhead,survived,live_at_peak; breakdown "all", then with
+ * report bits "survived:0".."survived:4+" and "kind:<kind>". */
+int hp_prof_write_csv(int fd, int report, const hp_ccs_stats *stats, uint32_t nccs);
 
 #endif

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots"};
+static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "module", "kind"};
 
-#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
+#define VALID_MODES "cc, module, kind, retainer, ldv, roots"
+#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH, " \
+    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -29,6 +31,8 @@ const char *hp_config_help(void)
 "\n"
 "modes (the first word; default cc):\n"
 "  cc          live bytes by allocating call stack (GHC -hc)\n"
+"  module      live bytes by module of the allocating function (GHC -hm)\n"
+"  kind        live bytes by object kind and size, e.g. normal:32 (GHC -hd/-hy)\n"
 "  retainer    live bytes by retainer set (GHC -hr)         [not in this version]\n"
 "  ldv         lag/drag/void/use biography (GHC -hb)        [not in this version]\n"
 "  roots       live bytes by user-named roots               [not in this version]\n"
@@ -41,11 +45,21 @@ const char *hp_config_help(void)
 "  length=N    .hp label length in characters, 1-1024 (GHC -L; default 25)\n"
 "  unwind=U    libunwind (default; works without frame pointers) or fp\n"
 "              (frame-pointer walk: faster, needs -fno-omit-frame-pointer)\n"
-"  out=PATH    where to write: PATH.hp and PATH.prof (a trailing .hp is\n"
-"              dropped); default <program>.hp in the working directory\n"
+"  out=PATH    where to write: PATH.hp, PATH.prof, PATH.alloc.csv (a trailing\n"
+"              .hp is dropped); default <program>.hp in the working directory\n"
+"  report=R    allocation report breakdowns in .prof and .alloc.csv: off\n"
+"              (default), gen (by collections survived), kind (by object\n"
+"              kind), full (both)\n"
+"  ccs=NAME    heap profile only of objects with function NAME on their\n"
+"              allocation stack (GHC -hC)\n"
+"  module=NAME heap profile only of objects allocated in module NAME\n"
+"              (e.g. libfoo.so.1, or the program's name)\n"
+"  kind=NAME   heap profile only of objects of kind NAME: normal, atomic,\n"
+"              uncollectable, typed, gcj, finalized, or kindN\n"
 "\n"
-"Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp) and\n"
-"<program>.prof (text summary). See doc/options.md and doc/guide.md.\n";
+"Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
+"<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
+"See doc/options.md and doc/guide.md.\n";
 }
 
 static int set_err(char *err, size_t errlen, const char *fmt, const char *tok,
@@ -114,15 +128,15 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
         } else if (!eq) {
             int found = 0;
             if (first) {
-                for (int m = 0; m < 4; m++)
+                for (int m = 0; m < HP_MODE_COUNT; m++)
                     if (key_is(s, n, mode_names[m])) { c->mode = (hp_mode)m; found = 1; }
             }
             if (key_is(s, n, "help")) { c->help = 1; found = 1; }
             if (!found) {
                 if (first)
                     return set_err(err, errlen,
-                        "unknown mode '%s' in HEAPPROF; valid modes: cc, retainer, "
-                        "ldv, roots (or help); options: " VALID_KEYS, s, n);
+                        "unknown mode '%s' in HEAPPROF; valid modes: " VALID_MODES
+                        " (or help); options: " VALID_KEYS, s, n);
                 return set_err(err, errlen,
                     "'%s' in HEAPPROF is not an option; the mode comes first, "
                     "then key=value options: " VALID_KEYS, s, n);
@@ -152,6 +166,28 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': unwind is libunwind or fp",
                         s, n);
+            } else if (key_is(s, klen, "report")) {
+                if (key_is(v, vlen, "off")) c->report = 0;
+                else if (key_is(v, vlen, "gen")) c->report = HP_REPORT_GEN;
+                else if (key_is(v, vlen, "kind")) c->report = HP_REPORT_KIND;
+                else if (key_is(v, vlen, "full")) c->report = HP_REPORT_GEN | HP_REPORT_KIND;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': report is off, gen, kind or full",
+                        s, n);
+            } else if (key_is(s, klen, "ccs") || key_is(s, klen, "module") ||
+                       key_is(s, klen, "kind")) {
+                char *dst = key_is(s, klen, "ccs") ? c->filter_ccs
+                          : key_is(s, klen, "module") ? c->filter_module : c->filter_kind;
+                int bad = vlen == 0 || vlen >= HP_FILTER_MAX;
+                for (size_t k = 0; k < vlen; k++)
+                    if ((unsigned char)v[k] <= ' ' || v[k] == '/' || v[k] == '"') bad = 1;
+                if (bad)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': ccs=, module= and kind= take "
+                        "one name (a function, a module such as libfoo.so.1, or a kind "
+                        "such as normal or atomic)", s, n);
+                memcpy(dst, v, vlen);
+                dst[vlen] = 0;
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

@@ -5,11 +5,17 @@
 #define HP_CONFIG_H
 #include <stddef.h>
 
-typedef enum { HP_MODE_CC, HP_MODE_RETAINER, HP_MODE_LDV, HP_MODE_ROOTS } hp_mode;
+typedef enum {
+    HP_MODE_CC, HP_MODE_RETAINER, HP_MODE_LDV, HP_MODE_ROOTS, HP_MODE_MODULE, HP_MODE_KIND,
+    HP_MODE_COUNT
+} hp_mode;
+/* report= : the allocation report's breakdowns (bit set). */
+enum { HP_REPORT_GEN = 1, HP_REPORT_KIND = 2 };
 typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP } hp_unwind;
 
 #define HP_MAX_DEPTH 64
 #define HP_OUT_MAX 4096
+#define HP_FILTER_MAX 256
 
 typedef struct hp_config {
     hp_mode mode;
@@ -19,6 +25,10 @@ typedef struct hp_config {
     hp_unwind unwind;     /* how stacks are captured */
     char out[HP_OUT_MAX]; /* output path stem or .hp path; "" = <program>.hp */
     int help;             /* HEAPPROF=help */
+    int report;           /* HP_REPORT_* bits */
+    /* Filters of the heap profile ("" = none): a function on the stack
+     * (GHC -hC), the allocating function's module, the object kind. */
+    char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];
 } hp_config;
 
 void hp_config_defaults(hp_config *c);

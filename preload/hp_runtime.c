@@ -101,14 +101,16 @@ static void set_paths(pid_t child_pid)
         snprintf(hp_rt.hp_path, sizeof hp_rt.hp_path, "%s.hp", out_stem);
     snprintf(hp_rt.prof_path, sizeof hp_rt.prof_path, "%.*s.prof",
              (int)(strlen(hp_rt.hp_path) - 3), hp_rt.hp_path);
+    snprintf(hp_rt.csv_path, sizeof hp_rt.csv_path, "%.*s.alloc.csv",
+             (int)(strlen(hp_rt.hp_path) - 3), hp_rt.hp_path);
 }
 
 /* The output place must be writable: say so before main rather than lose
  * the profile at the end. */
 static void check_output(void)
 {
-    const char *files[2] = {hp_rt.hp_path, hp_rt.prof_path};
-    for (int i = 0; i < 2; i++) {
+    const char *files[3] = {hp_rt.hp_path, hp_rt.prof_path, hp_rt.csv_path};
+    for (int i = 0; i < 3; i++) {
         if (access(files[i], F_OK) == 0 && access(files[i], W_OK) != 0) {
             char msg[HP_OUT_MAX * 2];
             snprintf(msg, sizeof msg,
@@ -233,11 +235,12 @@ void hp_ensure_init(void)
         hp_say(hp_config_help());
         _exit(0);
     }
-    if (hp_rt.cfg.mode != HP_MODE_CC) {
+    if (hp_rt.cfg.mode == HP_MODE_RETAINER || hp_rt.cfg.mode == HP_MODE_LDV ||
+        hp_rt.cfg.mode == HP_MODE_ROOTS) {
         char msg[400];
         snprintf(msg, sizeof msg,
                  "heapprof: mode '%s' is not available in this version of heapprof "
-                 "(it profiles by cost-centre stack: mode cc); run with HEAPPROF=cc, "
+                 "(it has cc, module and kind); run with HEAPPROF=cc (by call stack), "
                  "or leave HEAPPROF unset", hp_mode_name(hp_rt.cfg.mode));
         die(msg, 2);
     }

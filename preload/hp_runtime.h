@@ -22,6 +22,7 @@ typedef struct hp_runtime {
     char job[2048];               /* command line for the JOB line */
     char hp_path[HP_OUT_MAX + 64];
     char prof_path[HP_OUT_MAX + 64];
+    char csv_path[HP_OUT_MAX + 64];
 } hp_runtime;
 
 extern hp_runtime hp_rt;

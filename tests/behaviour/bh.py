@@ -16,7 +16,7 @@ import hptest
 
 BEHAVIOUR = os.environ.get("HEAPPROF_BEHAVIOUR", "")
 
-WROTE_RE = re.compile(r"^heapprof: wrote (\S+)\.hp and (\S+)\.prof \((\d+) censuses, "
+WROTE_RE = re.compile(r"^heapprof: wrote (\S+)\.hp, (\S+)\.prof and \S+\.alloc\.csv \((\d+) censuses, "
                       r"peak (\d+) bytes live\); view with: hp2ps -c (\S+)\.hp$")
 
 

@@ -1,5 +1,5 @@
 """Behaviour: a normal run prints exactly one line on stderr,
-"heapprof: wrote X.hp and X.prof (N censuses, peak B bytes live); view
+"heapprof: wrote X.hp, X.prof and X.alloc.csv (N censuses, peak B bytes live); view
 with: hp2ps -c X.hp", with X the output stem and figures matching the
 profile."""
 import os

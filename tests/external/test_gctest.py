@@ -99,7 +99,7 @@ class GcTest(unittest.TestCase):
         self.check_run(r)
         self.assertTrue(os.path.exists(r.hp_path), "no gctest.hp: " + r.stderr[-2000:])
         self.assertTrue(os.path.exists(r.prof_path), "no gctest.prof")
-        self.assertIn("heapprof: wrote gctest.hp and gctest.prof", r.stderr)
+        self.assertIn("heapprof: wrote gctest.hp, gctest.prof and gctest.alloc.csv", r.stderr)
         hps = sorted(glob.glob(os.path.join(r.cwd, "*.hp")))
         for path in hps:
             with self.subTest(hp=os.path.basename(path)):

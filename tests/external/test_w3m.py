@@ -77,7 +77,7 @@ class W3m(unittest.TestCase):
     def check_profile(self, r):
         self.assertTrue(os.path.exists(r.hp_path), "no w3m.hp: " + r.stderr[-2000:])
         self.assertTrue(os.path.exists(r.prof_path), "no w3m.prof")
-        self.assertIn("heapprof: wrote w3m.hp and w3m.prof", r.stderr)
+        self.assertIn("heapprof: wrote w3m.hp, w3m.prof and w3m.alloc.csv", r.stderr)
         hp = hptest.check_hp_format(self, r.hp_path)
         prof = r.prof()
         allocated = hptest.prof_field(prof, "allocated")

@@ -138,16 +138,22 @@ def run(testcase, argv, heapprof=None, preload=True, env=None, stem=None, timeou
     return Run(proc, d, stem or os.path.basename(argv[0]))
 
 
-def prof_rows(prof_text):
-    """The per-stack table of a .prof: {name: (objects, bytes, requested, survived, live@peak)}."""
+def prof_rows(prof_text, total=False):
+    """The per-stack table of a .prof: {name: (objects, bytes, requested,
+    survived, live@peak)}; the "total profiled" row only with total=True
+    (under the key "total profiled"). The table ends at its first blank line."""
     rows = {}
     in_table = False
     for line in prof_text.splitlines():
         if line.strip().startswith("objects") and "cost-centre stack" in line:
             in_table = True
             continue
-        if in_table and line.strip():
-            parts = line.split()
+        if in_table:
+            if not line.strip():
+                break
+            parts = line.split(None, 5)
+            if parts[5] == "total profiled" and not total:
+                continue
             rows[parts[5]] = tuple(int(x) for x in parts[:5])
     return rows
 

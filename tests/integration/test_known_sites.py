@@ -45,7 +45,8 @@ class KnownSites(hptest.ProfileTest):
         self.assertEqual(int(prof_field(prof, "collections")), censuses)
         self.assertEqual(
             r.stderr.strip().splitlines()[-1],
-            f"heapprof: wrote known_sites.hp and known_sites.prof ({censuses} censuses, "
+            f"heapprof: wrote known_sites.hp, known_sites.prof and known_sites.alloc.csv "
+            f"({censuses} censuses, "
             f"peak {F_BYTES + G_BYTES} bytes live); view with: hp2ps -c known_sites.hp")
         return [s for _, s in hp.nonempty()], rows
 

@@ -166,10 +166,10 @@ Test(config, out_values)
 
 Test(config, unknown_mode)
 {
-    parse_bad("xyz", "unknown mode 'xyz'", "cc, retainer, ldv, roots", "help",
+    parse_bad("xyz", "unknown mode 'xyz'", "cc, module, kind, retainer, ldv, roots", "help",
               VALID_KEYS_TEXT, NULL);
-    parse_bad("CC", "'CC'", "cc, retainer, ldv, roots", NULL);
-    parse_bad("xyz,depth=3", "'xyz'", "cc, retainer, ldv, roots", NULL);
+    parse_bad("CC", "'CC'", "cc, module, kind, retainer, ldv, roots", NULL);
+    parse_bad("xyz,depth=3", "'xyz'", "cc, module, kind, retainer, ldv, roots", NULL);
 }
 
 Test(config, unknown_key)
