@@ -150,12 +150,25 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
 
 /* The stack `parent` with the function of return address `pc` pushed on
  * top, GHC's way: a function already on the stack cuts it back to there. */
+#define HP_EDGE_SKIP 0x80000000u   /* in hp_edge.child: the frame is left out */
+
+static int excluded(uintptr_t pc)
+{
+    for (int k = 0; k < nexcl; k++)
+        if (pc >= excl_lo[k] && pc < excl_hi[k]) return 1;
+    return 0;
+}
+
+/* The stack `parent` with the function of return address `pc` pushed on
+ * top, GHC's way: a function already on the stack cuts it back to there.
+ * Frames of libgc and heapprof, and addresses in no module (a frame-pointer
+ * chain that went through a function without one), are left out: the
+ * result is then `parent`, flagged HP_EDGE_SKIP. */
 static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
 {
+    if (excluded(pc)) return parent | HP_EDGE_SKIP;
     uintptr_t fn = function_of(t, pc);
-    /* An address in no module is not code (a frame-pointer chain that went
-     * through a function without one): leave it out. */
-    if (fn == 0) return parent;
+    if (fn == 0) return parent | HP_EDGE_SKIP;
     const hp_stack *p = hp_stacks_get(parent);
     uintptr_t frames[HP_MAX_DEPTH + 1];
     uint32_t n = p->n < HP_MAX_DEPTH ? p->n : HP_MAX_DEPTH;
@@ -164,6 +177,8 @@ static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
     return hp_stacks_intern(frames, (uint32_t)hp_collapse_recursion(frames, (int)n + 1));
 }
 
+/* Push through the thread's edge cache; returns the child id, with
+ * HP_EDGE_SKIP set when the frame was left out. */
 static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t pc)
 {
     if (!t->caches) return push_slow(t, parent, pc);
@@ -177,31 +192,43 @@ static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t pc)
     return child;
 }
 
+/* Push raw frames, outermost first; returns the stack id and counts the
+ * frames left out in *skipped. */
+static uint32_t push_all(hp_thread *t, const uintptr_t *raw, int n, int *skipped)
+{
+    uint32_t id = empty_stack;
+    for (int i = n - 1; i >= 0; i--) {
+        uint32_t next = push(t, id, raw[i]);
+        if (next & HP_EDGE_SKIP) (*skipped)++;
+        id = next & ~HP_EDGE_SKIP;
+    }
+    return id;
+}
+
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
 {
-    uintptr_t frames[HP_MAX_DEPTH];
+    uintptr_t raw[HP_MAX_DEPTH + 24];
     int n;
     if (t->cc_depth > 0) {
         int have = t->cc_depth < HP_CC_MAX ? t->cc_depth : HP_CC_MAX;
         n = have < capture_depth ? have : capture_depth;
         for (int i = 0; i < n; i++)
-            frames[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
-        return hp_stacks_intern(frames, (uint32_t)n);
+            raw[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
+        return hp_stacks_intern(raw, (uint32_t)n);
     }
-    uintptr_t raw[HP_MAX_DEPTH + 24];
-    int want = capture_depth;
-    /* Walk `depth` frames; if some belong to libgc or heapprof and the walk
-     * was cut short by the limit, walk once more with room for them. */
-    for (int attempt = 0;; attempt++) {
-        int got = unw_backtrace_ptr ? unw_walk(ret, raw, want)
-                                    : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw, want);
-        n = drop_excluded(raw, got);
-        if (n >= capture_depth || got < want || attempt == 1) break;
-        want = capture_depth + 24;
-    }
+    int got = unw_backtrace_ptr ? unw_walk(ret, raw, capture_depth)
+                                : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw,
+                                             capture_depth);
+    int skipped = 0;
+    uint32_t id = push_all(t, raw, got, &skipped);
+    if (!skipped || got < capture_depth) return id;
+    /* Frames left out used up the depth: walk further, drop libgc's and
+     * heapprof's frames, then cut to depth. (Rare: finalizers, callbacks.) */
+    int want = capture_depth + 24;
+    got = unw_backtrace_ptr ? unw_walk(ret, raw, want)
+                            : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw, want);
+    n = drop_excluded(raw, got);
     if (n > capture_depth) n = capture_depth;
-    memcpy(frames, raw, (size_t)n * sizeof *frames);
-    uint32_t id = empty_stack;
-    for (int i = n - 1; i >= 0; i--) id = push(t, id, frames[i]);
-    return id;
+    skipped = 0;
+    return push_all(t, raw, n, &skipped);
 }
