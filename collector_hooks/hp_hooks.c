@@ -5,8 +5,7 @@
 #include "../preload/hp_real.h"
 #include "../preload/hp_runtime.h"
 
-#include <dlfcn.h>
-#include <link.h>
+#include "../hp_writer/hp_symbols.h"
 
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
@@ -58,29 +57,9 @@ static int hp_has_static_roots(const char *name, void *start, size_t size)
 }
 /* ---- end of collector-callback code ---- */
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    uintptr_t want = (uintptr_t)data;
-    if (info->dlpi_addr != want) return 0;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
-    self_lo = lo;
-    self_hi = hi;
-    return 1;
-}
-
 void hp_hooks_install(void)
 {
-    Dl_info info;
-    if (dladdr((void *)hp_hooks_install, &info) && info.dli_fbase)
-        dl_iterate_phdr(find_self, info.dli_fbase);
+    hp_symbols_module_span((uintptr_t)hp_hooks_install, &self_lo, &self_hi);
     GC_on_collection_event_proc prev = hp_real.GC_get_on_collection_event();
     if (prev && prev != hp_on_collection_event) atomic_store(&program_event_cb, prev);
     hp_real.GC_set_on_collection_event(hp_on_collection_event);

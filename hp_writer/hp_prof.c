@@ -56,6 +56,21 @@ static void sort_ids(uint32_t *v, size_t n)
     }
 }
 
+static void add_tallies(hp_tally *dst, const hp_tally *src, int n)
+{
+    for (int i = 0; i < n; i++) {
+        dst[i].objects += src[i].objects;
+        dst[i].bytes += src[i].bytes;
+        dst[i].overhead += src[i].overhead;
+    }
+}
+
+static void add_breakdown(hp_breakdown *dst, const hp_breakdown *src)
+{
+    add_tallies(dst->age, src->age, HP_AGE_BUCKETS);
+    add_tallies(dst->kind, src->kind, HP_CAT_COUNT);
+}
+
 /* Rows by full name (stacks that print the same merged); returns how many
  * name ids there are. */
 static uint32_t merge_rows(const hp_ccs_stats *stats, uint32_t nccs)
@@ -76,18 +91,7 @@ static uint32_t merge_rows(const hp_ccs_stats *stats, uint32_t nccs)
         r->survived += stats[c].survived;
         r->at_peak += stats[c].at_peak;
         const hp_breakdown *bd = hp_report_of(c);
-        if (bd) {
-            for (int a = 0; a < HP_AGE_BUCKETS; a++) {
-                r->bd.age[a].objects += bd->age[a].objects;
-                r->bd.age[a].bytes += bd->age[a].bytes;
-                r->bd.age[a].overhead += bd->age[a].overhead;
-            }
-            for (int k = 0; k < HP_CAT_COUNT; k++) {
-                r->bd.kind[k].objects += bd->kind[k].objects;
-                r->bd.kind[k].bytes += bd->kind[k].bytes;
-                r->bd.kind[k].overhead += bd->kind[k].overhead;
-            }
-        }
+        if (bd) add_breakdown(&r->bd, bd);
     }
     return nnames;
 }
@@ -119,16 +123,7 @@ static void sum_rows(row *total, uint32_t nnames)
         total->requested += r->requested;
         total->survived += r->survived;
         total->at_peak += r->at_peak;
-        for (int a = 0; a < HP_AGE_BUCKETS; a++) {
-            total->bd.age[a].objects += r->bd.age[a].objects;
-            total->bd.age[a].bytes += r->bd.age[a].bytes;
-            total->bd.age[a].overhead += r->bd.age[a].overhead;
-        }
-        for (int k = 0; k < HP_CAT_COUNT; k++) {
-            total->bd.kind[k].objects += r->bd.kind[k].objects;
-            total->bd.kind[k].bytes += r->bd.kind[k].bytes;
-            total->bd.kind[k].overhead += r->bd.kind[k].overhead;
-        }
+        add_breakdown(&total->bd, &r->bd);
     }
 }
 
