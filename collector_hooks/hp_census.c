@@ -44,6 +44,8 @@ static uint64_t collections, censuses, total_objects, total_bytes, total_request
 static double peak_time, last_census_time;
 static uint64_t shadow_at_peak, logs_at_peak;
 static int unjudged_census;       /* the last census was taken without a collection */
+static int peak_seen;
+static uint64_t signal_live_bytes, signal_live_objects;
 
 int hp_census_init(void)
 {
@@ -184,9 +186,8 @@ static int census_add(hp_ccs_stats *st, const hp_rec *r)
     if (hp_rt.cfg.mode == HP_MODE_KIND) {
         uint32_t l = kind_label_of(r);
         if (ensure_label_bytes(l) == 0) ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
-    } else {
-        st->census += r->granted;
     }
+    st->census += r->granted;   /* per stack too: the report's live@peak */
     return 1;
 }
 
@@ -332,7 +333,10 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     (void)arg;
     if (r->ccs >= nstats) return;
     hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[r->ccs];
-    census_add(st, r);
+    if (census_add(st, r)) {
+        signal_live_bytes += r->granted;
+        signal_live_objects++;
+    }
     hp_breakdown *bd = hp_report_of(r->ccs);
     if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {   /* never swept: tally it */
         st->objects++;
@@ -354,7 +358,15 @@ static void signal_census(double now)
     if (!stats_all()) return;
     hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
     for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
+    signal_live_bytes = signal_live_objects = 0;
     hp_shadow_peek(signal_visit, NULL);
+    if (signal_live_bytes > peak_bytes || !peak_seen) {
+        peak_seen = 1;
+        peak_bytes = signal_live_bytes;
+        peak_objects = signal_live_objects;
+        peak_time = now;
+        for (uint32_t c = 0; c < nstats; c++) st[c].at_peak = st[c].census;
+    }
     write_sample_of(now, census_bytes_of);
     censuses++;
     unjudged_census = 1;
@@ -384,8 +396,9 @@ static void census_pass(int force, int judge, uint64_t start_ns)
         last_census_time = now;
         censuses++;
         atomic_fetch_add(&hp_rt.period, 1);
-        int peak = res.live_bytes > peak_bytes || censuses == 1;
+        int peak = res.live_bytes > peak_bytes || !peak_seen;
         if (peak) {
+            peak_seen = 1;
             peak_bytes = res.live_bytes;
             peak_objects = res.live_objects;
             peak_time = now;
@@ -433,7 +446,7 @@ double hp_census_last_time(void) { return last_census_time; }
 static void say_done(void)
 {
     hp_buf_reset(&msg);
-    if (total_objects == 0 && hp_stacks_count() <= 1) {
+    if (total_objects == 0 && hp_stacks_count() <= 1 && hp_fd != -2) {
         if (hp_rt.forked_child) return;
         hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
         hp_buf_str(&msg, hp_rt.program);
@@ -472,7 +485,9 @@ void hp_census_finish(int from_signal)
     hp_symbols_set_signal_context(from_signal);
     double end = hp_profile_seconds(hp_mono_ns());
     if (end < last_census_time) end = last_census_time;
-    if (total_objects > 0 || hp_stacks_count() > 1) {
+    /* Files are completed whenever something was allocated or a census
+     * was written (a program that only initialised the collector). */
+    if (total_objects > 0 || hp_stacks_count() > 1 || hp_fd >= 0) {
         if (from_signal) signal_census(end);
         else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
         open_hp_file();
@@ -537,6 +552,7 @@ void hp_census_postfork_child(void)
     atomic_store(&output_role, 0);
     collections = censuses = total_objects = total_bytes = total_requested =
         total_survived = peak_bytes = peak_objects = 0;
+    peak_seen = 0;
     peak_time = last_census_time = 0;
     hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
     if (st) memset(st, 0, (size_t)nstats * sizeof *st);

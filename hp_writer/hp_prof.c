@@ -104,12 +104,7 @@ static size_t order_rows(uint32_t nnames)
     size_t n = 0;
     for (uint32_t i = 0; i < nnames; i++)
         if (rows()[i].objects) order[n++] = i;
-    sort_ids(order, n);
-    for (size_t i = 0; i < n / 2; i++) {   /* heapsort left the largest last */
-        uint32_t t = order[i];
-        order[i] = order[n - 1 - i];
-        order[n - 1 - i] = t;
-    }
+    sort_ids(order, n);   /* largest bytes first (see before()) */
     return n;
 }
 

@@ -174,7 +174,8 @@ static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
     uint32_t n = p->n < HP_MAX_DEPTH ? p->n : HP_MAX_DEPTH;
     frames[0] = fn;
     for (uint32_t i = 0; i < n; i++) frames[i + 1] = p->frames[i];
-    return hp_stacks_intern(frames, (uint32_t)hp_collapse_recursion(frames, (int)n + 1));
+    uint32_t id = hp_stacks_intern(frames, (uint32_t)hp_collapse_recursion(frames, (int)n + 1));
+    return id == UINT32_MAX ? parent : id;   /* table full: the shorter stack */
 }
 
 /* Push through the thread's edge cache; returns the child id, with
@@ -214,7 +215,8 @@ uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
         n = have < capture_depth ? have : capture_depth;
         for (int i = 0; i < n; i++)
             raw[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
-        return hp_stacks_intern(raw, (uint32_t)n);
+        uint32_t id = hp_stacks_intern(raw, (uint32_t)n);
+        return id == UINT32_MAX ? empty_stack : id;
     }
     int got = unw_backtrace_ptr ? unw_walk(ret, raw, capture_depth)
                                 : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw,

@@ -181,6 +181,20 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 int bad = vlen == 0 || vlen >= HP_FILTER_MAX;
                 for (size_t k = 0; k < vlen; k++)
                     if ((unsigned char)v[k] <= ' ' || v[k] == '/' || v[k] == '"') bad = 1;
+                if (!bad && key_is(s, klen, "kind")) {
+                    static const char *const kinds[] = {"normal", "atomic", "uncollectable",
+                        "typed", "gcj", "finalized", "other"};
+                    int known = vlen > 4 && memcmp(v, "kind", 4) == 0;
+                    for (size_t k = 4; known && k < vlen; k++)
+                        if (v[k] < '0' || v[k] > '9') known = 0;
+                    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+                        if (key_is(v, vlen, kinds[k])) known = 1;
+                    if (!known)
+                        return set_err(err, errlen,
+                            "bad value in HEAPPROF option '%s': kind= is one of normal, "
+                            "atomic, uncollectable, typed, gcj, finalized, other, or kindN "
+                            "(a collector kind number)", s, n);
+                }
                 if (bad)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': ccs=, module= and kind= take "

@@ -341,7 +341,8 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
 {
     hp_rec *recs = table_recs();
     size_t len = table_len;
-    for (size_t i = 0; i < len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
+    for (size_t i = 0; i < len; i++)
+        if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all) {
         int st = atomic_load_explicit(&l->state, memory_order_acquire);

@@ -82,7 +82,7 @@ int hp_shadow_has_frees(void);
 int hp_shadow_freed_at(hp_rec *r, size_t idx);
 void hp_shadow_sweep_done(size_t new_len);
 
-/* Visit every record, in the main table (HP_EV_SURVIVED) and still in the
+/* Visit every record not freed, in the main table (HP_EV_SURVIVED) and still in the
  * logs (HP_EV_NEW), without taking anything or changing anything: for the
  * SIGINT/SIGTERM path, which cannot be the owner. Async-signal-safe; a
  * concurrent owner may make the view inexact, never unsafe. */
