@@ -4,10 +4,13 @@
 Builds trees.c (../shared/workloads/trees.c next to the repo, else
 examples/trees.c) twice, with -O2 and with -O2 -fno-omit-frame-pointer, and
 runs it at the given depth (default 18): plain, profiled with
-unwind=libunwind (-O2 build) and profiled with unwind=fp (frame-pointer
-build). Prints the best-of-N wall seconds, the ratio to the plain run and
-the maximum RSS (the largest over the runs) of each, then the "shadow table" and "profiler memory" lines
-of the profiled runs' .prof. The same measure as the GHC figures in
+unwind=libunwind (-O2 build), profiled with unwind=fp (frame-pointer
+build), and profiled with unwind=fp and report=full (the allocation
+report's breakdowns on). Prints the best-of-N wall seconds, the ratio to
+the plain run and the maximum RSS (the largest over the runs) of each, the
+cost of the report (report=full run / unwind=fp run, same build, same
+single invocation), then the "shadow table" and "profiler memory" lines of
+the profiled runs' .prof. The same measure as the GHC figures in
 ../shared/workloads/README.md (profiled time / plain time).
 
 Not a test: it is never registered with meson test.
@@ -110,7 +113,9 @@ def main():
             ("plain (-O2 -fno-omit-frame-pointer)", fp, None),
             ("heapprof unwind=libunwind (-O2)", o2, "unwind=libunwind"),
             ("heapprof unwind=fp (fp build)", fp, "unwind=fp"),
+            ("heapprof unwind=fp report=full (fp build)", fp, "unwind=fp,report=full"),
         ]
+        report_off, report_on = kinds[3][0], kinds[4][0]
         best = {}
         expected = None
         for i in range(args.runs):
@@ -141,6 +146,10 @@ def main():
         for name, _, _ in kinds:
             wall, rss = best[name]
             print(f"| {name:<{w}} | {wall:6.2f} | {wall / plain:7.2f}x | {rss / 1024:11.1f} |")
+        print()
+        off, on = best[report_off][0], best[report_on][0]
+        print(f"allocation report (report=full) vs off, unwind=fp: {on:.2f} s / {off:.2f} s "
+              f"= {on / off:.3f}x ({(on / off - 1) * 100:+.1f}%)")
         print()
         for idx, (name, exe, hp) in enumerate(kinds):
             if hp is None:

@@ -27,11 +27,11 @@ int hp_prof_init(void)
 
 static row *rows(void) { return (row *)rows_vec.base; }
 
-static int before(uint32_t a, uint32_t b)   /* larger bytes first, then id */
+static int before(uint32_t a, uint32_t b)   /* larger bytes first, then by name */
 {
     const row *ra = &rows()[a], *rb = &rows()[b];
     if (ra->bytes != rb->bytes) return ra->bytes > rb->bytes;
-    return a < b;
+    return strcmp(hp_names_full(a), hp_names_full(b)) < 0;
 }
 
 static void sift(uint32_t *v, size_t root, size_t end)
