@@ -2,6 +2,7 @@
 #include "hp_capture.h"
 #include "hp_stacks.h"
 #include "hp_config.h"
+#include "hp_unwind.h"
 #include "../hp_writer/hp_symbols.h"
 
 #include <dlfcn.h>
@@ -10,9 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-typedef int (*unw_backtrace_fn)(void **buffer, int size);
-
-static unw_backtrace_fn unw_backtrace_ptr;
+static int capture_mode;        /* 0 fp, 1 libunwind (cached), 2 libunwind-raw */
 static int capture_depth = 8;
 static uint32_t empty_stack;   /* id of the stack with no frames */
 
@@ -42,32 +41,21 @@ static int drop_excluded(uintptr_t *f, int n)
     }
     return out;
 }
-static _Atomic int unw_skip = -1;   /* heapprof's own frames above the wrapper's caller */
 
-void hp_capture_init(int unwind_fp, int depth)
+void hp_capture_init(int unwind, int depth)
 {
     capture_depth = depth;
     empty_stack = hp_stacks_intern(NULL, 0);
-    if (unwind_fp) return;
-    /* Loaded privately: Debian's libunwind.so.8 also exports _Unwind_* and
-     * backtrace(), which must not replace the program's own. */
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-        unw_backtrace_ptr = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
-        /* The default global cache takes a lock at every step. */
-        int (*set_policy)(void *, int) =
-            (int (*)(void *, int))dlsym(h, "_ULx86_64_set_caching_policy");
-        void **space = dlsym(h, "_ULx86_64_local_addr_space");
-        if (set_policy && space) set_policy(*space, 2 /* UNW_CACHE_PER_THREAD */);
+    if (unwind == HP_UNWIND_FP) return;
+    if (hp_unwind_init() == 0) {
+        capture_mode = unwind == HP_UNWIND_LIBUNWIND_RAW ? 2 : 1;
+        return;
     }
-    if (!unw_backtrace_ptr) {
-        char msg[512];
-        int n = snprintf(msg, sizeof msg,
-            "heapprof: cannot load libunwind.so.8 (%s); using frame pointers "
-            "instead. Install Debian's libunwind8, or set unwind=fp to silence this.\n",
-            dlerror());
-        if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-    }
+    char msg[512];
+    int n = snprintf(msg, sizeof msg,
+        "heapprof: cannot load libunwind.so.8 (%s); using frame pointers instead. "
+        "Install Debian's libunwind8, or set unwind=fp to silence this.\n", dlerror());
+    if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
 int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
@@ -90,31 +78,13 @@ int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
     return n;
 }
 
-static int unw_walk(void *ret, uintptr_t *out, int max)
+static int walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max)
 {
-    enum { CAP = HP_MAX_DEPTH + 64 };
-    void *buf[CAP];
-    /* Walk only as far as needed: heapprof's own frames (learnt once: the
-     * position of the wrapper's return address) plus `max`. */
-    int skip = atomic_load_explicit(&unw_skip, memory_order_relaxed);
-    int want = skip >= 0 ? skip + max : max + 16;
-    int got = unw_backtrace_ptr(buf, want < CAP ? want : CAP);
-    int start = -1;
-    if (skip >= 0 && skip < got && buf[skip] == ret) {
-        start = skip;
-    } else {
-        if (skip >= 0) got = unw_backtrace_ptr(buf, max + 16 < CAP ? max + 16 : CAP);
-        for (int i = 0; i < got; i++)
-            if (buf[i] == ret) { start = i; break; }
-        if (start >= 0) atomic_store_explicit(&unw_skip, start, memory_order_relaxed);
+    switch (capture_mode) {
+    case 1: return hp_unwind_walk(t, frame, ret, out, max);
+    case 2: return hp_unwind_walk_raw(ret, out, max);
+    default: return hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, out, max);
     }
-    if (start < 0) {           /* not found: at least the direct caller */
-        out[0] = (uintptr_t)ret;
-        return 1;
-    }
-    int n = 0;
-    for (int i = start; i < got && n < max; i++) out[n++] = (uintptr_t)buf[i];
-    return n;
 }
 
 int hp_collapse_recursion(uintptr_t *f, int n)
@@ -218,17 +188,14 @@ uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
         uint32_t id = hp_stacks_intern(raw, (uint32_t)n);
         return id == UINT32_MAX ? empty_stack : id;
     }
-    int got = unw_backtrace_ptr ? unw_walk(ret, raw, capture_depth)
-                                : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw,
-                                             capture_depth);
+    int got = walk(t, frame, ret, raw, capture_depth);
     int skipped = 0;
     uint32_t id = push_all(t, raw, got, &skipped);
     if (!skipped || got < capture_depth) return id;
     /* Frames left out used up the depth: walk further, drop libgc's and
      * heapprof's frames, then cut to depth. (Rare: finalizers, callbacks.) */
     int want = capture_depth + 24;
-    got = unw_backtrace_ptr ? unw_walk(ret, raw, want)
-                            : hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, raw, want);
+    got = walk(t, frame, ret, raw, want);
     n = drop_excluded(raw, got);
     if (n > capture_depth) n = capture_depth;
     skipped = 0;

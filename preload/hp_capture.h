@@ -7,10 +7,11 @@
 
 #include "hp_thread.h"
 
-/* Prepare the chosen unwinder. unwind_fp != 0: frame-pointer walk;
- * otherwise libunwind (loaded privately; falls back to fp with a warning
- * when it cannot be loaded). */
-void hp_capture_init(int unwind_fp, int depth);
+/* Prepare the chosen unwinder (HP_UNWIND_*): frame-pointer walk, or
+ * libunwind with cached recipes (hp_unwind.h), or libunwind for every walk;
+ * libunwind falls back to frame pointers, with a warning, when it cannot be
+ * loaded. */
+void hp_capture_init(int unwind, int depth);
 /* Frames inside the module containing `addr` (libgc, heapprof itself) are
  * left out of every stack, before it is cut to depth. */
 void hp_capture_exclude_module_of(uintptr_t addr);

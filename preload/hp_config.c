@@ -7,7 +7,8 @@
 static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "module", "kind"};
 
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
-#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH, " \
+#define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
+    "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -43,8 +44,10 @@ const char *hp_config_help(void)
 "              0 = a census at every full collection)\n"
 "  depth=N     call-stack frames kept per cost centre, 1-64 (default 8)\n"
 "  length=N    .hp label length in characters, 1-1024 (GHC -L; default 25)\n"
-"  unwind=U    libunwind (default; works without frame pointers) or fp\n"
-"              (frame-pointer walk: faster, needs -fno-omit-frame-pointer)\n"
+"  unwind=U    libunwind (default; works without frame pointers: libunwind\n"
+"              reads each return address's frame layout once, heapprof caches\n"
+"              it), fp (frame-pointer walk: needs -fno-omit-frame-pointer), or\n"
+"              libunwind-raw (libunwind walks every stack: slower)\n"
 "  out=PATH    where to write: PATH.hp, PATH.prof, PATH.alloc.csv (a trailing\n"
 "              .hp is dropped); default <program>.hp in the working directory\n"
 "  report=R    allocation report breakdowns in .prof and .alloc.csv: off\n"
@@ -163,8 +166,9 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             } else if (key_is(s, klen, "unwind")) {
                 if (key_is(v, vlen, "libunwind")) c->unwind = HP_UNWIND_LIBUNWIND;
                 else if (key_is(v, vlen, "fp")) c->unwind = HP_UNWIND_FP;
+                else if (key_is(v, vlen, "libunwind-raw")) c->unwind = HP_UNWIND_LIBUNWIND_RAW;
                 else return set_err(err, errlen,
-                        "bad value in HEAPPROF option '%s': unwind is libunwind or fp",
+                        "bad value in HEAPPROF option '%s': unwind is libunwind, fp or libunwind-raw",
                         s, n);
             } else if (key_is(s, klen, "report")) {
                 if (key_is(v, vlen, "off")) c->report = 0;

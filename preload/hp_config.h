@@ -11,7 +11,7 @@ typedef enum {
 } hp_mode;
 /* report= : the allocation report's breakdowns (bit set). */
 enum { HP_REPORT_GEN = 1, HP_REPORT_KIND = 2 };
-typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP } hp_unwind;
+typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP, HP_UNWIND_LIBUNWIND_RAW } hp_unwind;
 
 #define HP_MAX_DEPTH 64
 #define HP_OUT_MAX 4096

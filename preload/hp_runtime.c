@@ -255,7 +255,7 @@ void hp_ensure_init(void)
         hp_census_init() != 0)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
-    hp_capture_init(hp_rt.cfg.unwind == HP_UNWIND_FP, hp_rt.cfg.depth);
+    hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth);
     hp_thread_init_key();
     pthread_atfork(prefork, postfork_parent, postfork_child);
     atexit(at_exit);

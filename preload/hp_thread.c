@@ -64,7 +64,6 @@ int hp_thread_setup(hp_thread *t)
     t->log = hp_shadow_log_new();
     if (!t->log) return -1;
     t->caches = cache_get();
-    t->last_how = -1;
     t->check_every = t->countdown = 1;
     pthread_setspecific(exit_key, t);
     t->ready = 1;

@@ -23,10 +23,23 @@ typedef struct hp_edge {
     uint32_t parent, child;   /* stack ids; child + 1, 0 = empty slot */
 } hp_edge;
 
+#define HP_RECIPE_SLOTS 2048
+
+/* How to find the caller of a frame at return address `ip` (hp_unwind):
+ * CFA = (RBP if cfa_rbp else RSP) + cfa_off; the return address is at
+ * CFA - 8; the caller's RSP is the CFA; its RBP is at CFA + rbp_off when
+ * rbp_saved, else unchanged. `last`: the outermost frame. */
+typedef struct hp_recipe {
+    uintptr_t ip;
+    int32_t cfa_off, rbp_off;
+    uint8_t cfa_rbp, rbp_saved, last, valid;
+} hp_recipe;
+
 /* Per-thread caches, in profiler memory (not TLS: they are large). */
 typedef struct hp_caches {
     hp_pcfn pcfn[HP_PCFN_SLOTS];
     hp_edge edge[HP_EDGE_SLOTS];
+    hp_recipe recipe[HP_RECIPE_SLOTS];
     struct hp_caches *next_free;
 } hp_caches;
 
@@ -35,9 +48,6 @@ typedef struct hp_thread {
     int ready;               /* log and stack bounds set up */
     hp_tlog *log;
     hp_caches *caches;       /* or NULL when out of memory */
-    size_t last_req;         /* one-entry cache: request size of the last */
-    uint32_t last_granted;   /* plain allocation -> granted bytes and kind */
-    int last_how, last_kind;
     uint32_t countdown;      /* allocations until the next clock check */
     uint32_t check_every;
     uint64_t last_check_ns;

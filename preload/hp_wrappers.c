@@ -53,22 +53,11 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
 {
     void *base = need_base ? hp_real.GC_base(p) : p;
     if (!base) return;
+    /* Asked for every object: the same request can be granted different
+     * sizes (a thread's first allocations of a size go through the global
+     * size map, which may round up further than the thread-local lists). */
     size_t granted = 0;
-    int kind;
-    /* A plain allocation's granted size and kind depend only on the request
-     * size (the collector's size map is fixed): ask once per size. */
-    if (!need_base && how == t->last_how && req == t->last_req) {
-        granted = t->last_granted;
-        kind = t->last_kind;
-    } else {
-        kind = hp_real.GC_get_kind_and_size(base, &granted);
-        if (!need_base && (how == HP_HOW_NORMAL || how == HP_HOW_ATOMIC)) {
-            t->last_how = how;
-            t->last_req = req;
-            t->last_granted = sat32(granted);
-            t->last_kind = kind;
-        }
-    }
+    int kind = hp_real.GC_get_kind_and_size(base, &granted);
     hp_rec *r = hp_shadow_log_slot(t->log);
     if (!r) return;
     r->base = (uintptr_t)base;

@@ -4,7 +4,8 @@
 # asks dpkg-query and returns (no apt-get update). Uses sudo when not root.
 #
 #   scripts/install-deps.sh          build + view: compiler, meson, libgc, ghc (hp2ps)
-#   scripts/install-deps.sh --test   also what the external tests need: the
+#   scripts/install-deps.sh --test   also what the tests need: headless
+#                                    Chromium (the report page test), and the
 #                                    libgc source for bdwgc's gctest, fetched
 #                                    with apt-get source into the test cache
 #                                    ($HEAPPROF_TEST_CACHE, default
@@ -14,6 +15,8 @@ set -euo pipefail
 
 PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-dev
           libcriterion-dev python3 ghc w3m dpkg-dev binutils)
+# Only for --test: tests/tools/test_browser.py drives headless Chromium.
+TEST_PACKAGES=(chromium chromium-driver)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 
@@ -58,6 +61,11 @@ missing=()
 for p in "${PACKAGES[@]}"; do
     installed "$p" || missing+=("$p")
 done
+if [ $want_test -eq 1 ]; then
+    for p in "${TEST_PACKAGES[@]}"; do
+        installed "$p" || missing+=("$p")
+    done
+fi
 
 # --- the gctest source: does it need fetching, and can apt find it? ----------
 has_source() {
@@ -153,4 +161,7 @@ if [ $need_source -eq 1 ]; then
 fi
 
 command -v hp2ps >/dev/null || { echo "install-deps.sh: hp2ps not found (package ghc)" >&2; exit 1; }
+if [ $want_test -eq 1 ]; then
+    command -v chromium >/dev/null || { echo "install-deps.sh: chromium not found (package chromium)" >&2; exit 1; }
+fi
 echo "install-deps.sh: all dependencies present" >&2

@@ -10,7 +10,7 @@
 
 #include "preload/hp_config.h"
 
-#define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp, out=PATH"
+#define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, out=PATH"
 
 static void assert_defaults(const hp_config *c)
 {
@@ -114,6 +114,8 @@ Test(config, every_key)
     cr_assert_eq(c.unwind, HP_UNWIND_FP);
     cr_assert_str_eq(c.out, "/tmp/run1");
     cr_assert_eq(c.help, 0);
+    cr_assert_eq(parse_ok("unwind=libunwind-raw").unwind, HP_UNWIND_LIBUNWIND_RAW);
+    cr_assert_eq(parse_ok("unwind=libunwind").unwind, HP_UNWIND_LIBUNWIND);
 
     /* The mode may be left out; keys in any order. */
     c = parse_ok("out=x.hp,unwind=libunwind,length=7,depth=3,interval=1");
@@ -214,9 +216,9 @@ Test(config, bad_interval)
 
 Test(config, bad_unwind)
 {
-    parse_bad("unwind=xyz", "'unwind=xyz'", "libunwind or fp", NULL);
-    parse_bad("cc,unwind=", "'unwind='", "libunwind or fp", NULL);
-    parse_bad("unwind=FP", "'unwind=FP'", "libunwind or fp", NULL);
+    parse_bad("unwind=xyz", "'unwind=xyz'", "libunwind, fp or libunwind-raw", NULL);
+    parse_bad("cc,unwind=", "'unwind='", "libunwind, fp or libunwind-raw", NULL);
+    parse_bad("unwind=FP", "'unwind=FP'", "libunwind, fp or libunwind-raw", NULL);
 }
 
 Test(config, commas)

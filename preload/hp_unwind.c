@@ -1,0 +1,231 @@
+/* hp_unwind: libunwind-derived stack walks with per-thread recipe caching
+ * (see hp_unwind.h). */
+#define UNW_LOCAL_ONLY
+#include "hp_unwind.h"
+#include "hp_config.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* libunwind's functions, found in a private (RTLD_LOCAL) load: Debian's
+ * libunwind.so.8 also exports _Unwind_* and backtrace(), which must not
+ * replace the program's own. */
+static struct {
+    int (*backtrace)(void **, int);
+    int (*getcontext)(unw_context_t *);
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, int, unw_word_t *);
+    int (*get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
+    int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+    int (*is_signal_frame)(unw_cursor_t *);
+} unw;
+
+static _Atomic int raw_skip = -1;   /* heapprof's own frames in an unw_backtrace */
+
+int hp_unwind_init(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return -1;
+    *(void **)&unw.backtrace = dlsym(h, "unw_backtrace");
+    *(void **)&unw.getcontext = dlsym(h, "_Ux86_64_getcontext");
+    *(void **)&unw.init_local = dlsym(h, "_ULx86_64_init_local");
+    *(void **)&unw.step = dlsym(h, "_ULx86_64_step");
+    *(void **)&unw.get_reg = dlsym(h, "_ULx86_64_get_reg");
+    *(void **)&unw.get_save_loc = dlsym(h, "_ULx86_64_get_save_loc");
+    *(void **)&unw.get_proc_info = dlsym(h, "_ULx86_64_get_proc_info");
+    *(void **)&unw.is_signal_frame = dlsym(h, "_ULx86_64_is_signal_frame");
+    int (*set_policy)(void *, int) =
+        (int (*)(void *, int))dlsym(h, "_ULx86_64_set_caching_policy");
+    void **space = dlsym(h, "_ULx86_64_local_addr_space");
+    if (set_policy && space) set_policy(*space, UNW_CACHE_PER_THREAD);
+    if (!unw.backtrace || !unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg ||
+        !unw.get_save_loc || !unw.get_proc_info || !unw.is_signal_frame)
+        return -1;
+    return 0;
+}
+
+int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max)
+{
+    enum { CAP = HP_MAX_DEPTH + 64 };
+    void *buf[CAP];
+    /* Walk only as far as needed: heapprof's own frames (learnt once: the
+     * position of the wrapper's return address) plus `max`. */
+    int skip = atomic_load_explicit(&raw_skip, memory_order_relaxed);
+    int want = skip >= 0 ? skip + max : max + 16;
+    int got = unw.backtrace(buf, want < CAP ? want : CAP);
+    int start = -1;
+    if (skip >= 0 && skip < got && buf[skip] == ret) {
+        start = skip;
+    } else {
+        if (skip >= 0) got = unw.backtrace(buf, max + 16 < CAP ? max + 16 : CAP);
+        for (int i = 0; i < got; i++)
+            if (buf[i] == ret) { start = i; break; }
+        if (start >= 0) atomic_store_explicit(&raw_skip, start, memory_order_relaxed);
+    }
+    if (start < 0) {           /* not found: at least the direct caller */
+        out[0] = (uintptr_t)ret;
+        return 1;
+    }
+    int n = 0;
+    for (int i = start; i < got && n < max; i++) out[n++] = (uintptr_t)buf[i];
+    return n;
+}
+
+static hp_recipe *slot(hp_thread *t, uintptr_t ip)
+{
+    return &t->caches->recipe[((ip >> 2) ^ (ip >> 13)) & (HP_RECIPE_SLOTS - 1)];
+}
+
+static inline int readable(const hp_thread *t, uintptr_t a)
+{
+    return a >= t->stack_lo && a + 8 <= t->stack_hi && !(a & 7);
+}
+
+/* Frame state: what a recipe transforms. */
+typedef struct { uintptr_t ip, sp, bp; } frame_state;
+
+/* Apply a recipe; 0 when the result is not a plausible caller. */
+static int apply(const hp_thread *t, const hp_recipe *r, frame_state *f)
+{
+    uintptr_t cfa = (r->cfa_rbp ? f->bp : f->sp) + (intptr_t)r->cfa_off;
+    if (!readable(t, cfa - 8) || cfa <= f->sp) return 0;
+    uintptr_t ra = *(const uintptr_t *)(cfa - 8);
+    uintptr_t bp = f->bp;
+    if (r->rbp_saved) {
+        if (!readable(t, cfa + (intptr_t)r->rbp_off)) return 0;
+        bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
+    }
+    f->ip = ra;
+    f->sp = cfa;
+    f->bp = bp;
+    return ra >= 4096;
+}
+
+/* Work out and check a recipe for the frame `cur` (cursor `here`), whose
+ * caller is `next` (cursor `up`, one unw_step further). Only a recipe that
+ * reproduces libunwind's own answer is kept. */
+static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
+                  const frame_state *cur, const frame_state *next)
+{
+    if (unw.is_signal_frame(here) > 0) return;
+    hp_recipe r;
+    memset(&r, 0, sizeof r);
+    r.ip = cur->ip;
+    r.valid = 1;
+    /* Which rule? The frame's RBP tells: RBP-based frames (a frame
+     * pointer, alloca) have RBP just below the return address, with the
+     * caller's RBP saved there. An RBP pointing elsewhere inside this frame
+     * (stack realignment) means a layout that may differ between
+     * activations: never cached. Otherwise the CFA is RSP plus a constant
+     * for this return address (what DWARF call-frame information says for
+     * code without a frame pointer). */
+    uintptr_t cfa = next->sp;
+    int rbp_frame = cur->bp + 16 == cfa;
+    if (!rbp_frame && cur->bp >= cur->sp && cur->bp < cfa) return;
+    for (int attempt = rbp_frame ? 0 : 1; attempt < 2; attempt++) {
+        hp_recipe cand = r;
+        if (attempt == 0) {
+            cand.cfa_rbp = 1;
+            cand.cfa_off = 16;
+            cand.rbp_saved = 1;
+            cand.rbp_off = -16;
+        } else {
+            if (rbp_frame) return;   /* an RBP frame whose saved RBP did not check out */
+            cand.cfa_off = (int32_t)(cfa - cur->sp);
+            if (next->bp != cur->bp) {
+                /* Where libunwind found the caller's RBP: a save location
+                 * of the caller's frame. */
+                unw_save_loc_t loc;
+                if (unw.get_save_loc(up, UNW_X86_64_RBP, &loc) != 0 ||
+                    loc.type != UNW_SLT_MEMORY)
+                    return;
+                cand.rbp_saved = 1;
+                cand.rbp_off = (int32_t)((intptr_t)loc.u.addr - (intptr_t)cfa);
+            }
+        }
+        frame_state f = *cur;
+        if (apply(t, &cand, &f) && f.ip == next->ip && f.sp == next->sp && f.bp == next->bp) {
+            *slot(t, cur->ip) = cand;
+            return;
+        }
+    }
+}
+
+static void read_state(unw_cursor_t *c, frame_state *f)
+{
+    unw_word_t v;
+    unw.get_reg(c, UNW_REG_IP, &v);
+    f->ip = v;
+    unw.get_reg(c, UNW_X86_64_RSP, &v);
+    f->sp = v;
+    unw.get_reg(c, UNW_X86_64_RBP, &v);
+    f->bp = v;
+}
+
+static int known(hp_thread *t, uintptr_t ip)
+{
+    hp_recipe *r = slot(t, ip);
+    return r->valid && r->ip == ip;
+}
+
+/* The slow walk: libunwind's unw_step from here up to the wrapper's caller
+ * and beyond, learning a recipe for each frame not yet known. */
+static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
+{
+    unw_context_t uc;
+    unw_cursor_t c;
+    if (unw.getcontext(&uc) != 0 || unw.init_local(&c, &uc) != 0)
+        return hp_unwind_walk_raw(ret, out, max);
+    int n = 0, found = 0;
+    frame_state cur;
+    read_state(&c, &cur);
+    for (int steps = 0; steps < HP_MAX_DEPTH + 64; steps++) {
+        if (!found && cur.ip == (uintptr_t)ret) found = 1;
+        if (found) {
+            if (n >= max) break;
+            out[n++] = cur.ip;
+        }
+        unw_cursor_t here = c;
+        int rc = unw.step(&c);
+        if (rc <= 0) {
+            if (found && rc == 0 && !known(t, cur.ip)) {   /* the outermost frame */
+                hp_recipe r;
+                memset(&r, 0, sizeof r);
+                r.ip = cur.ip;
+                r.valid = 1;
+                r.last = 1;
+                *slot(t, cur.ip) = r;
+            }
+            break;
+        }
+        frame_state next;
+        read_state(&c, &next);
+        if (found && !known(t, cur.ip)) learn(t, &here, &c, &cur, &next);
+        cur = next;
+    }
+    if (!found) return hp_unwind_walk_raw(ret, out, max);
+    return n;
+}
+
+int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max)
+{
+    if (!t->caches || !t->stack_hi) return hp_unwind_walk_raw(ret, out, max);
+    /* The wrapper keeps a frame pointer: its caller resumes with RSP just
+     * above the saved RBP and return address, and RBP as saved. */
+    frame_state f;
+    f.ip = (uintptr_t)ret;
+    f.sp = (uintptr_t)frame + 16;
+    f.bp = ((const uintptr_t *)frame)[0];
+    int n = 0;
+    while (n < max) {
+        out[n++] = f.ip;
+        if (n == max) break;
+        const hp_recipe *r = slot(t, f.ip);
+        if (!(r->valid && r->ip == f.ip)) return walk_and_learn(t, ret, out, max);
+        if (r->last || !apply(t, r, &f)) break;
+    }
+    return n;
+}

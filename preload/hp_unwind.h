@@ -1,0 +1,27 @@
+/* hp_unwind: call stacks by libunwind, made fast by caching.
+ *
+ * libunwind works out from DWARF call-frame information where each frame's
+ * caller is. heapprof asks it once per return address and keeps the answer
+ * (a recipe): where the canonical frame address (CFA) is -- RSP or RBP plus
+ * a constant -- and where the caller's RBP was saved. Later walks through
+ * the same code need no libunwind call: a recipe per frame, read from a
+ * per-thread cache. A return address with no recipe yet sends the walk to
+ * libunwind once (unw_step over the whole stack), which teaches the cache;
+ * a frame whose recipe libunwind's own result does not confirm (signal
+ * frames, stack realignment) is never cached and always walked by it.
+ * Allocation path only (not signal-safe: libunwind may lock). */
+#ifndef HP_UNWIND_H
+#define HP_UNWIND_H
+#include <stdint.h>
+
+#include "hp_thread.h"
+
+/* Load libunwind privately. 0 when available. */
+int hp_unwind_init(void);
+/* Return addresses from `ret` (the wrapper's return address) outwards,
+ * at most `max`; `frame` is the wrapper's frame address. */
+int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max);
+/* The same with libunwind's unw_backtrace for every walk (unwind=libunwind-raw). */
+int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max);
+
+#endif

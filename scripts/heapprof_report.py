@@ -1,0 +1,968 @@
+#!/usr/bin/env python3
+"""heapprof_report: draw a heap profile (.hp, GHC's format, as heapprof or
+GHC writes it) as one self-contained HTML page, with heapprof's .prof
+report beside it when there is one.
+
+    heapprof report FILE.hp [--prof FILE.prof] [-o OUT.html] [--top N]
+    python3 heapprof_report.py FILE.hp ...          (the same)
+
+The page has no outside references: its CSS, script and data are inline
+and the chart is drawn as SVG in the page, so it opens from a file with no
+network. Python 3 standard library only.
+"""
+import argparse
+import html
+import json
+import math
+import os
+import re
+import sys
+
+PROG = "heapprof report"
+
+HEADER_KEYS = ("JOB", "DATE", "SAMPLE_UNIT", "VALUE_UNIT")
+
+# Colours of the top bands (largest first); OTHER is grey.
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#a0cbe8", "#ffbe7d", "#8cd17d", "#b6992d", "#499894",
+           "#d37295", "#86bcb6", "#fabfd2", "#d4a6c8", "#f1ce63", "#79706e"]
+OTHER_COLOUR = "#c9ced6"
+# Biographical bands (GHC -hb, heapprof ldv) get colours that say what they are.
+LDV_COLOURS = {"USE": "#59a14f", "INHERENT_USE": "#4e79a7", "LAG": "#edc948",
+               "DRAG": "#e15759", "VOID": "#9c755f"}
+LDV_ORDER = ["INHERENT_USE", "USE", "LAG", "DRAG", "VOID"]
+
+
+class HpError(Exception):
+    """A malformed .hp file: str() is 'FILE:LINE: expected ...'."""
+
+
+def colour(i):
+    if i < len(PALETTE):
+        return PALETTE[i]
+    hue = (i * 137.508) % 360          # golden angle: distinct hues past the palette
+    return "hsl(%.0f, 55%%, %d%%)" % (hue, 55 + (i % 3) * 8)
+
+
+# ---------------------------------------------------------------------------
+# .hp parser
+
+class HeapProfile:
+    """A parsed .hp file.
+
+    header: {JOB, DATE, SAMPLE_UNIT, VALUE_UNIT} (strings, '' when absent)
+    times: [t]; labels: [label]; values: [{label index: value}] per sample
+    marks: [t]; warnings: [str]
+    """
+
+    def __init__(self):
+        self.header = {k: "" for k in HEADER_KEYS}
+        self.times = []
+        self.values = []
+        self.labels = []
+        self.marks = []
+        self.warnings = []
+
+
+def _time(name, line, word, lineno, prev):
+    try:
+        t = float(word)
+    except ValueError:
+        raise HpError(f"{name}:{lineno}: expected a time (seconds, e.g. 0.100000) "
+                      f"after {line.split()[0]}, got {word!r}") from None
+    if not math.isfinite(t) or t < 0:
+        raise HpError(f"{name}:{lineno}: expected a time (seconds, not negative) "
+                      f"after {line.split()[0]}, got {word!r}")
+    if t < prev:
+        raise HpError(f"{name}:{lineno}: expected a time not before {prev:f} (the "
+                      f"previous sample's), got {word}")
+    return t
+
+
+def parse_hp(path, name=None):
+    """Parse a .hp file; raises HpError ('FILE:LINE: expected ...') or OSError."""
+    name = name or path
+    with open(path, "rb") as f:
+        data = f.read()
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    ends_with_newline = text.endswith("\n")
+    if ends_with_newline:
+        lines.pop()
+    if not lines or (len(lines) == 1 and not lines[0].strip()):
+        raise HpError(f"{name}:1: expected JOB \"...\" (a heap profile's first line); "
+                      "the file is empty")
+    hp = HeapProfile()
+    index = {}
+    labels = hp.labels
+    in_header = True
+    cur = None          # {label index: value} of the open sample
+    cur_line = 0
+    prev_t = 0.0
+    last = len(lines)
+    for lineno, line in enumerate(lines, 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if cur is not None:
+            # The common case first: a band line inside a sample.
+            label, tab, value = line.rpartition("\t")
+            if not tab:
+                parts = line.rsplit(None, 1)
+                if len(parts) == 2:
+                    label, value = parts
+                else:
+                    label, value = "", line
+            label = label.strip()
+            if label and value.isdigit() and label not in ("BEGIN_SAMPLE", "END_SAMPLE"):
+                k = index.get(label)
+                if k is None:
+                    k = index[label] = len(labels)
+                    labels.append(label)
+                v = int(value)
+                cur[k] = cur.get(k, 0) + v      # a label twice in a sample: one band
+                continue
+            word = line.split(None, 1)[0] if line.strip() else ""
+            if word == "END_SAMPLE":
+                parts = line.split()
+                if len(parts) != 2:
+                    raise HpError(f"{name}:{lineno}: expected END_SAMPLE TIME")
+                _time(name, line, parts[1], lineno, 0.0)
+                hp.values.append(cur)
+                cur = None
+                continue
+            if lineno == last and not ends_with_newline:
+                break       # a line cut off by a killed writer: truncated, see below
+            if word == "BEGIN_SAMPLE":
+                raise HpError(f"{name}:{lineno}: expected END_SAMPLE (the sample begun "
+                              f"at line {cur_line} is not ended), got BEGIN_SAMPLE")
+            if not line.strip():
+                continue
+            if not label:
+                raise HpError(f"{name}:{lineno}: expected LABEL<TAB>BYTES or END_SAMPLE, "
+                              f"got {line.strip()[:60]!r}")
+            raise HpError(f"{name}:{lineno}: expected a whole number of bytes after the "
+                          f"label {label[:60]!r}, got {value[:30]!r}")
+        if not line.strip():
+            continue
+        word, _, rest = line.strip().partition(" ")
+        if word == "BEGIN_SAMPLE":
+            parts = line.split()
+            if len(parts) != 2:
+                raise HpError(f"{name}:{lineno}: expected BEGIN_SAMPLE TIME")
+            t = _time(name, line, parts[1], lineno, prev_t)
+            prev_t = t
+            hp.times.append(t)
+            cur = {}
+            cur_line = lineno
+            in_header = False
+            continue
+        if word == "MARK":
+            parts = line.split()
+            if len(parts) != 2:
+                raise HpError(f"{name}:{lineno}: expected MARK TIME")
+            hp.marks.append(_time(name, line, parts[1], lineno, 0.0))
+            in_header = False
+            continue
+        if in_header and word in HEADER_KEYS:
+            rest = rest.strip()
+            if len(rest) < 2 or rest[0] != '"' or rest[-1] != '"':
+                raise HpError(f"{name}:{lineno}: expected {word} \"...\" (a quoted string), "
+                              f"got {line.strip()[:60]!r}")
+            hp.header[word] = rest[1:-1]
+            continue
+        if lineno == last and not ends_with_newline:
+            hp.warnings.append(f"{name}:{lineno}: the last line is cut off; left out")
+            break
+        if word == "END_SAMPLE":
+            raise HpError(f"{name}:{lineno}: expected BEGIN_SAMPLE (END_SAMPLE with no "
+                          "sample begun)")
+        if in_header:
+            if lineno == 1:
+                raise HpError(f"{name}:1: expected JOB \"...\" (a heap profile's first "
+                              f"line), got {line.strip()[:60]!r}")
+            raise HpError(f"{name}:{lineno}: expected a header line (JOB, DATE, "
+                          f"SAMPLE_UNIT or VALUE_UNIT \"...\") or BEGIN_SAMPLE, got "
+                          f"{line.strip()[:60]!r}")
+        raise HpError(f"{name}:{lineno}: expected BEGIN_SAMPLE or MARK, got "
+                      f"{line.strip()[:60]!r}")
+    if cur is not None:
+        # A writer killed in the middle of a sample (heapprof writes samples
+        # whole, but a copy or another tool may cut a file short).
+        hp.times.pop()
+        hp.warnings.append(f"{name}:{cur_line}: the file ends inside the sample begun "
+                           "here; that sample is left out")
+    return hp
+
+
+# ---------------------------------------------------------------------------
+# .prof parser (heapprof's report; of other .prof files only SET lines)
+
+SET_RE = re.compile(r"^SET (\d+) = \{(.*)\}\s*$")
+PID_RE = re.compile(r"^\s+(.*?)\s+\(pid (\d+)\)\s*$")
+SUMMARY_RE = re.compile(r"^ {8}([A-Za-z@][^\t]*?) {2,}(\S.*)$")
+
+
+def _split_header(line):
+    return [c for c in re.split(r"\s{2,}", line.strip()) if c]
+
+
+def _is_number(word):
+    return bool(re.fullmatch(r"[-+]?\d+(\.\d+)?%?", word))
+
+
+def _row(line, ncols):
+    parts = line.split(None, ncols - 1)
+    if len(parts) != ncols:
+        return None
+    if not any(_is_number(p) for p in parts[:ncols - 1]):
+        return None
+    return parts
+
+
+def parse_prof(path):
+    """Returns a dict: heapprof (bool), date, job, pid, settings, summary
+    [(key, value)], notes [str], tables [{title, columns, rows}], sets
+    [(id, [members])], other [str]."""
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    lines = text.splitlines()
+    prof = {"heapprof": bool(lines) and lines[0].startswith("heapprof report"),
+            "date": "", "job": "", "pid": "", "settings": "", "summary": [], "notes": [],
+            "tables": [], "sets": [], "other": []}
+    for line in lines:
+        m = SET_RE.match(line)
+        if m:
+            members = [x.strip() for x in re.split(r">,\s*<", m.group(2).strip())]
+            members = [x.lstrip("<").rstrip(">") for x in members if x]
+            prof["sets"].append((int(m.group(1)), members))
+    if not prof["heapprof"]:
+        return prof
+    prof["date"] = lines[0].split("\t")[-1].strip()
+    i = 1
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        s = line.strip()
+        if not s or SET_RE.match(line):
+            i += 1
+            continue
+        m = PID_RE.match(line)
+        if m and not prof["job"]:
+            prof["job"], prof["pid"] = m.group(1), m.group(2)
+            i += 1
+            continue
+        if s.startswith("mode ") and not prof["settings"]:
+            prof["settings"] = s
+            i += 1
+            continue
+        # A table: a header of columns set apart by two or more blanks, then rows.
+        cols = _split_header(line)
+        if len(cols) >= 2 and i + 1 < n and _row(lines[i + 1], len(cols)):
+            title = ""
+            prev = lines[i - 1].strip() if i > 0 else ""
+            if prev and prof["other"] and prof["other"][-1] == prev:
+                title = prof["other"].pop()
+            rows = []
+            i += 1
+            while i < n and lines[i].strip():
+                r = _row(lines[i], len(cols))
+                if r is None:
+                    break
+                rows.append(r)
+                i += 1
+            if not title:
+                title = ("allocation by cost-centre stack"
+                         if any("cost-centre" in c for c in cols) else "table")
+            prof["tables"].append({"title": title, "columns": cols, "rows": rows})
+            continue
+        m = SUMMARY_RE.match(line)
+        if m and not prof["tables"]:
+            prof["summary"].append((m.group(1).strip(), m.group(2).strip()))
+            i += 1
+            continue
+        if s.startswith("(") and s.endswith(")"):
+            prof["notes"].append(s[1:-1])
+            i += 1
+            continue
+        prof["other"].append(s)
+        i += 1
+    return prof
+
+
+# ---------------------------------------------------------------------------
+# The page's data
+
+def build_data(hp, prof, top, source_name, prof_name):
+    nlab = len(hp.labels)
+    nsamp = len(hp.times)
+    totals = [0] * nlab
+    peaks = [0] * nlab
+    peak_at = [0] * nlab
+    sample_totals = []
+    for i, vals in enumerate(hp.values):
+        s = 0
+        for k, v in vals.items():
+            totals[k] += v
+            s += v
+            if v > peaks[k]:
+                peaks[k] = v
+                peak_at[k] = i
+        sample_totals.append(s)
+    order = sorted(range(nlab), key=lambda k: (-totals[k], -peaks[k], hp.labels[k]))
+    ldv = nlab > 0 and all(lab in LDV_COLOURS for lab in hp.labels)
+    if ldv:
+        order = sorted(range(nlab), key=lambda k: LDV_ORDER.index(hp.labels[k]))
+        shown = order
+    else:
+        shown = order if top <= 0 or nlab <= top else order[:top]
+    shown_set = set(shown)
+    rest = [k for k in order if k not in shown_set] if len(shown) < nlab else []
+    bands = []
+    for rank, k in enumerate(shown):
+        bands.append({"name": hp.labels[k],
+                      "colour": LDV_COLOURS[hp.labels[k]] if ldv else colour(rank),
+                      "values": [vals.get(k, 0) for vals in hp.values],
+                      "peak": peaks[k],
+                      "peakTime": hp.times[peak_at[k]] if nsamp else 0})
+    if rest:
+        other_vals = [sum(v for k, v in vals.items() if k not in shown_set)
+                      for vals in hp.values]
+        pk = max(range(nsamp), key=lambda i: other_vals[i]) if nsamp else 0
+        bands.append({"name": "OTHER", "colour": OTHER_COLOUR, "other": len(rest),
+                      "values": other_vals, "peak": other_vals[pk] if nsamp else 0,
+                      "peakTime": hp.times[pk] if nsamp else 0})
+    peak_i = 0
+    for i, s in enumerate(sample_totals):
+        if s > sample_totals[peak_i]:
+            peak_i = i
+    all_bands = []
+    in_chart = set(shown)
+    for k in order:
+        all_bands.append({"name": hp.labels[k], "peak": peaks[k],
+                          "peakTime": hp.times[peak_at[k]] if nsamp else 0,
+                          "mean": totals[k] / nsamp if nsamp else 0,
+                          "shown": k in in_chart})
+    return {
+        "source": source_name, "prof": prof_name,
+        "job": hp.header["JOB"], "date": hp.header["DATE"],
+        "sampleUnit": hp.header["SAMPLE_UNIT"] or "seconds",
+        "valueUnit": hp.header["VALUE_UNIT"] or "bytes",
+        "times": hp.times, "totals": sample_totals, "marks": hp.marks,
+        "bands": bands, "ldv": ldv,
+        "peak": {"index": peak_i, "time": hp.times[peak_i] if nsamp else 0,
+                 "bytes": sample_totals[peak_i] if nsamp else 0},
+        "nLabels": nlab, "nSamples": nsamp, "allBands": all_bands,
+        "warnings": hp.warnings,
+    }
+
+
+# ---------------------------------------------------------------------------
+# HTML
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def human(n, unit="bytes"):
+    if unit != "bytes":
+        return f"{n:,} {unit}"
+    for u, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            return f"{n / f:.2f} {u}"
+    return f"{n} bytes"
+
+
+def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True):
+    """An HTML table whose header cells sort it (script below); numeric
+    cells carry their value in data-v."""
+    attrs = f' class="sortable {cls}"'
+    if first_sort is not None:
+        attrs += f' data-sort="{first_sort}" data-desc="{1 if desc else 0}"'
+    out = [f"<table{attrs}><thead><tr>"]
+    for j, c in enumerate(columns):
+        out.append(f'<th class="{"num" if numeric[j] else "txt"}" title="sort by {esc(c)}">'
+                   f"{esc(c)}</th>")
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append('<tr class="total">' if r and r[-1] == "total profiled" else "<tr>")
+        for j, cell in enumerate(r):
+            if numeric[j]:
+                v = cell.rstrip("%")
+                out.append(f'<td class="num" data-v="{esc(v)}">{esc(fmt_num(cell))}</td>')
+            else:
+                out.append(f'<td class="txt">{esc(cell)}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def fmt_num(cell):
+    if re.fullmatch(r"\d{4,}", cell):
+        return f"{int(cell):,}"
+    return cell
+
+
+def prof_sections(prof, data):
+    """HTML of the .prof part of the page."""
+    parts = []
+    if prof["heapprof"]:
+        items = []
+        if prof["settings"]:
+            items.append(("settings", prof["settings"]))
+        items += prof["summary"]
+        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(fmt_summary(v))}</td></tr>"
+                       for k, v in items)
+        notes = "".join(f'<p class="note">{esc(n)}</p>' for n in prof["notes"])
+        parts.append(f'<section class="card" id="summary"><h2>Run summary '
+                     f'<span class="sub">{esc(data["prof"])}</span></h2>'
+                     f'<table class="kv">{rows}</table>{notes}</section>')
+        for t, table in enumerate(prof["tables"]):
+            cols = table["columns"]
+            rows = table["rows"]
+            numeric = [all(_is_number(r[j]) for r in rows) if rows else False
+                       for j in range(len(cols))]
+            title, _, aside = table["title"].partition(" (")
+            if title.isupper():
+                title = title.lower()
+            title = title[:1].upper() + title[1:]
+            aside = aside[:-1] + " · " if aside.endswith(")") else ""
+            # In the file's order (it is meaningful: largest first, grouped
+            # by stack); a click on a column sorts.
+            parts.append(f'<section class="card prof-table" id="table-{t}"><h2>'
+                         f'{esc(title)} <span class="sub">{esc(aside)}{len(rows)} rows; '
+                         f'click a column to sort</span></h2><div class="scroll">'
+                         f'{sortable_table(cols, rows, numeric, "data")}</div></section>')
+        if prof["other"]:
+            parts.append('<section class="card"><h2>Other lines of the report</h2><pre>'
+                         + esc("\n".join(prof["other"])) + "</pre></section>")
+    if prof["sets"]:
+        by_id = {}
+        for b in data["allBands"]:
+            m = re.match(r"^\((\d+)\)", b["name"])
+            if m:
+                by_id[int(m.group(1))] = b
+        rows = []
+        for sid, members in sorted(prof["sets"]):
+            b = by_id.get(sid)
+            rows.append([str(sid), str(b["peak"]) if b else "0",
+                         ", ".join(m or "(no name)" for m in members) if members
+                         else "(empty)"])
+        parts.append('<section class="card" id="retainer-sets"><h2>Retainer sets '
+                     f'<span class="sub">{len(rows)} sets; a band named (N)... is set N'
+                     '</span></h2><div class="scroll">'
+                     + sortable_table(["set", "peak bytes", "retainers"], rows,
+                                      [True, True, False], "data", 1)
+                     + "</div></section>")
+    return "\n".join(parts)
+
+
+def fmt_summary(v):
+    return re.sub(r"(?<![\d.])\d{5,}(?![\d.])", lambda m: f"{int(m.group(0)):,}", v)
+
+
+def json_for_script(obj):
+    s = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    # Inside <script>: no "</script>", "<!--", nor line separators.
+    return (s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def render_page(data, prof):
+    unit = data["valueUnit"]
+    peak = data["peak"]
+    cards = [("peak", human(peak["bytes"], unit),
+              f'at {peak["time"]:.3f} {esc(data["sampleUnit"][:1])}' if peak["bytes"]
+              else "nothing live"),
+             ("samples", f'{data["nSamples"]:,}',
+              f'over {data["times"][-1]:.3f} {esc(data["sampleUnit"])}'
+              if data["nSamples"] else ""),
+             ("bands", f'{data["nLabels"]:,}',
+              f'{len(data["bands"])} drawn' + (" (top + OTHER)" if any(
+                  b.get("other") for b in data["bands"]) else ""))]
+    if prof and prof["heapprof"]:
+        summary = dict(prof["summary"])
+        if "allocated" in summary:
+            m = re.match(r"(\d+) objects, (\d+) bytes", summary["allocated"])
+            if m:
+                cards.append(("allocated", human(int(m.group(2))),
+                              f"{int(m.group(1)):,} objects"))
+        if "collections" in summary:
+            cards.append(("collections", summary["collections"],
+                          summary.get("censuses", "") and
+                          f'{summary.get("censuses")} censuses'))
+    card_html = "".join(f'<div class="stat"><div class="k">{esc(k)}</div>'
+                        f'<div class="v">{esc(v)}</div><div class="s">{s}</div></div>'
+                        for k, v, s in cards)
+    bands_rows = [[b["name"], str(b["peak"]), "%.6f" % b["peakTime"], "%.0f" % b["mean"],
+                   "chart" if b["shown"] else "OTHER"] for b in data["allBands"]]
+    bands_table = sortable_table(["band", "peak " + unit, "at (s)", "mean " + unit, "drawn in"],
+                                 bands_rows, [False, True, True, True, False], "data", 1)
+    warnings = "".join(f'<p class="warn">{esc(w)}</p>' for w in data["warnings"])
+    ldv_note = ""
+    if data["ldv"]:
+        ldv_note = ('<p class="note">Biographical profile: <b>lag</b> = created, not yet '
+                    'used; <b>use</b> = between first and last use; <b>drag</b> = after its '
+                    'last use, before it died; <b>void</b> = never used.</p>')
+    subtitle = " · ".join(esc(x) for x in (data["date"], data["source"]) if x)
+    prof_html = prof_sections(prof, data) if prof else ""
+    page = PAGE
+    for key, value in (("@TITLE@", esc(data["job"] or data["source"])),
+                       ("@JOB@", esc(data["job"] or "(no JOB line)")),
+                       ("@SUBTITLE@", subtitle),
+                       ("@CARDS@", card_html),
+                       ("@WARNINGS@", warnings + ldv_note),
+                       ("@BANDS_TABLE@", bands_table),
+                       ("@NBANDS@", str(data["nLabels"])),
+                       ("@PROF@", prof_html),
+                       ("@DATA@", json_for_script(data))):
+        page = page.replace(key, value)
+    return page
+
+
+PAGE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>heapprof: @TITLE@</title>
+<style>
+:root { --bg: #f4f5f7; --card: #fff; --ink: #1d2330; --muted: #687085; --line: #e3e6ec;
+        --accent: #3b5bdb; --mono: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink);
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", "Liberation Sans", sans-serif; }
+header { background: #1f2637; color: #fff; padding: 18px 28px 16px; }
+header .brand { font-size: 12px; letter-spacing: .08em; text-transform: uppercase; color: #9fb0d8; font-weight: 600; }
+header h1 { margin: 2px 0 2px; font-size: 21px; font-weight: 600; font-family: var(--mono); word-break: break-all; }
+header .sub { color: #b8c2d9; font-size: 13px; }
+main { max-width: 1400px; margin: 0 auto; padding: 18px 24px 40px; }
+.stats { display: flex; flex-wrap: wrap; gap: 12px; margin-bottom: 16px; }
+.stat { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 16px; min-width: 150px; }
+.stat .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
+.stat .v { font-size: 22px; font-weight: 600; }
+.stat .s { color: var(--muted); font-size: 12px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 18px; margin-bottom: 16px; }
+.card h2 { font-size: 15px; margin: 0 0 10px; font-weight: 600; }
+.card h2 .sub { color: var(--muted); font-weight: 400; font-size: 12px; margin-left: 8px; }
+.chartwrap { display: flex; gap: 16px; align-items: stretch; }
+#chart { flex: 1 1 auto; min-width: 0; position: relative; }
+#chart svg { display: block; user-select: none; }
+#legend { flex: 0 0 300px; max-height: 470px; display: flex; flex-direction: column; }
+#legend .tools { display: flex; gap: 6px; margin-bottom: 6px; align-items: center; color: var(--muted); font-size: 12px; }
+#legend .tools button { font: inherit; border: 1px solid var(--line); background: #f8f9fb; border-radius: 5px; padding: 2px 9px; cursor: pointer; color: var(--ink); }
+#legend .tools button:hover { border-color: var(--accent); }
+#legend .lhead { display: flex; justify-content: space-between; color: var(--muted); font-size: 11px; padding: 2px 4px; border-top: 1px solid var(--line); }
+#legend ul { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1; border-top: 1px solid var(--line); }
+#legend li { display: flex; align-items: center; gap: 8px; padding: 3px 4px; cursor: pointer; border-radius: 4px; border-bottom: 1px solid #f0f1f4; }
+#legend li:hover, #legend li.hot { background: #eef2ff; }
+#legend li .sw { flex: 0 0 13px; height: 13px; border-radius: 3px; border: 1px solid rgba(0,0,0,.15); }
+#legend li .name { flex: 1; font-family: var(--mono); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#legend li .val { color: var(--muted); font-size: 11px; white-space: nowrap; font-variant-numeric: tabular-nums; }
+#legend li.off .sw { background: transparent !important; }
+#legend li.off .name { color: #a3a9b6; text-decoration: line-through; }
+.axis text { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+.axis line.grid { stroke: #edf0f4; }
+.axis path, .axis line.tick { stroke: #b4bac6; }
+.axis .title { fill: var(--ink); font-size: 12px; }
+.band { stroke: rgba(255,255,255,.55); stroke-width: .6; transition: opacity .12s; }
+svg.focus .band { opacity: .28; }
+svg.focus .band.hot { opacity: 1; stroke: #1d2330; stroke-width: 1.2; }
+.peak line { stroke: #1d2330; stroke-dasharray: 4 3; }
+.peak circle { fill: #fff; stroke: #1d2330; stroke-width: 1.6; }
+.peak text { font-size: 12px; font-weight: 600; fill: #1d2330; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.cursor { stroke: #1d2330; stroke-opacity: .45; pointer-events: none; }
+.mark { stroke: #e15759; stroke-opacity: .6; stroke-dasharray: 2 2; }
+#tip { position: absolute; pointer-events: none; background: rgba(29,35,48,.94); color: #fff; border-radius: 6px;
+       padding: 7px 10px; font-size: 12px; line-height: 1.4; box-shadow: 0 4px 14px rgba(0,0,0,.2); max-width: 420px; display: none; z-index: 5; }
+#tip .band { font-family: var(--mono); font-weight: 600; word-break: break-all; display: flex; gap: 6px; align-items: baseline; }
+#tip .band i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; flex: 0 0 10px; }
+#tip .muted { color: #b8c2d9; }
+.empty { padding: 60px 0; text-align: center; color: var(--muted); }
+.scroll { max-height: 520px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
+table.data { border-collapse: collapse; width: 100%; font-size: 12.5px; }
+table.data th { position: sticky; top: 0; background: #f3f5f9; text-align: left; font-weight: 600; padding: 6px 10px;
+                border-bottom: 1px solid var(--line); cursor: pointer; white-space: nowrap; }
+table.data th.num { text-align: right; }
+table.data th:hover { color: var(--accent); }
+table.data th.asc::after { content: " \25B2"; font-size: 9px; }
+table.data th.desc::after { content: " \25BC"; font-size: 9px; }
+table.data td { padding: 4px 10px; border-bottom: 1px solid #f0f1f4; }
+table.data td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.data td.txt { font-family: var(--mono); font-size: 12px; word-break: break-all; }
+table.data tbody tr:hover { background: #f6f8ff; }
+table.data tbody tr.total td { font-weight: 600; background: #fafbfc; }
+table.kv { border-collapse: collapse; }
+table.kv th { text-align: left; font-weight: 500; color: var(--muted); padding: 3px 24px 3px 0; white-space: nowrap; vertical-align: top; }
+table.kv td { padding: 3px 0; font-variant-numeric: tabular-nums; }
+.note { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
+.warn { background: #fff4e0; border: 1px solid #f5d7a1; border-radius: 6px; padding: 6px 10px; margin: 0 0 12px; }
+pre { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; margin: 0; }
+footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
+@media (max-width: 900px) { .chartwrap { flex-direction: column; } #legend { flex-basis: auto; max-height: 300px; } }
+</style>
+</head>
+<body>
+<header>
+  <div class="brand">heapprof heap profile</div>
+  <h1 id="job">@JOB@</h1>
+  <div class="sub">@SUBTITLE@</div>
+</header>
+<main>
+  @WARNINGS@
+  <div class="stats">@CARDS@</div>
+  <section class="card">
+    <h2>Live heap by band over time <span class="sub">point at a band for its bytes; click the legend to hide or show a band</span></h2>
+    <div class="chartwrap">
+      <div id="chart"><noscript><p class="empty">The chart needs JavaScript.</p></noscript><div id="tip"></div></div>
+      <div id="legend"><div class="tools"><button type="button" id="all">show all</button><button type="button" id="none">hide all</button><span id="count"></span></div><div class="lhead"><span>band, as stacked (top first)</span><span>peak</span></div><ul id="legend-list"></ul></div>
+    </div>
+  </section>
+  <section class="card" id="bands">
+    <h2>Bands <span class="sub">@NBANDS@ labels in the .hp file; click a column to sort</span></h2>
+    <div class="scroll">@BANDS_TABLE@</div>
+  </section>
+  @PROF@
+  <footer>Written by heapprof report. Self-contained: no network needed.</footer>
+</main>
+<script type="application/json" id="hp-data">@DATA@</script>
+<script>
+"use strict";
+(function () {
+  const D = JSON.parse(document.getElementById("hp-data").textContent);
+  const NS = "http://www.w3.org/2000/svg";
+  const bands = D.bands, times = D.times, n = times.length;
+  const visible = bands.map(() => true);
+  const chart = document.getElementById("chart"), tip = document.getElementById("tip");
+  const bytesUnit = D.valueUnit === "bytes";
+  let geom = null, hotBand = -1;
+
+  function el(name, attrs, parent) {
+    const e = document.createElementNS(NS, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function grouped(v) { return Math.round(v).toLocaleString("en-US"); }
+  function human(v) {
+    if (!bytesUnit) return grouped(v) + " " + D.valueUnit;
+    const u = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
+    for (const [name, f] of u) if (v >= f) return (v / f).toFixed(2) + " " + name;
+    return grouped(v) + " bytes";
+  }
+  function fullValue(v) {
+    return bytesUnit ? grouped(v) + " bytes" + (v >= 1024 ? " (" + human(v) + ")" : "")
+                     : grouped(v) + " " + D.valueUnit;
+  }
+  function niceStep(range, count) {
+    const raw = range / Math.max(count, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+  }
+  function yUnit(max) {
+    if (!bytesUnit) return ["", 1];
+    if (max >= 1073741824) return ["GiB", 1073741824];
+    if (max >= 1048576) return ["MiB", 1048576];
+    if (max >= 1024) return ["KiB", 1024];
+    return ["bytes", 1];
+  }
+  function fmtTick(v, step) {
+    const d = step >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(step) + 1e-9));
+    return v.toFixed(d);
+  }
+
+  function stackTops() {
+    // cum[b][i]: top of band b at sample i (visible bands only add height).
+    const cum = [], base = new Float64Array(n);
+    for (let b = 0; b < bands.length; b++) {
+      const top = new Float64Array(n), vals = bands[b].values;
+      for (let i = 0; i < n; i++) top[i] = base[i] + (visible[b] ? vals[i] : 0);
+      cum.push(top);
+      base.set(top);
+    }
+    return cum;
+  }
+
+  function render() {
+    const old = chart.querySelector("svg");
+    if (old) old.remove();
+    if (!n || D.totals.every(v => v === 0) && !bands.length) {
+      if (!chart.querySelector(".empty")) {
+        const p = document.createElement("p");
+        p.className = "empty";
+        p.textContent = n ? "No census had live objects: the profile is empty." : "The profile has no samples.";
+        chart.appendChild(p);
+      }
+      geom = null;
+      return;
+    }
+    const W = Math.max(chart.clientWidth, 360), H = 470;
+    const ml = 64, mr = 18, mt = 30, mb = 44;
+    const pw = W - ml - mr, ph = H - mt - mb;
+    const cum = stackTops();
+    let ymax = 0;
+    const last = cum.length ? cum[cum.length - 1] : new Float64Array(n);
+    for (let i = 0; i < n; i++) if (last[i] > ymax) ymax = last[i];
+    const [uname, ufac] = yUnit(ymax || 1);
+    const ystep = niceStep((ymax || 1) / ufac, 5) * ufac;
+    const ytop = Math.max(ystep, Math.ceil((ymax || 1) / ystep - 1e-9) * ystep);
+    const t0 = times[0], t1 = times[n - 1] > t0 ? times[n - 1] : t0 + 1;
+    const X = t => ml + (t - t0) / (t1 - t0) * pw;
+    const Y = v => mt + ph - v / ytop * ph;
+    const svg = el("svg", {width: W, height: H, id: "plot", role: "img",
+                           "aria-label": "stacked area chart of the heap profile",
+                           "data-t0": t0, "data-t1": t1, "data-ymax": ytop});
+    chart.insertBefore(svg, tip);
+    const ax = el("g", {class: "axis"}, svg);
+    for (let v = 0; v <= ytop + ystep / 2; v += ystep) {
+      const y = Y(v);
+      el("line", {class: "grid", x1: ml, x2: ml + pw, y1: y, y2: y}, ax);
+      const t = el("text", {x: ml - 8, y: y + 4, "text-anchor": "end"}, ax);
+      t.textContent = fmtTick(v / ufac, ystep / ufac);
+    }
+    const xstep = niceStep(t1 - t0, Math.max(2, Math.floor(pw / 90)));
+    for (let v = Math.ceil(t0 / xstep) * xstep; v <= t1 + xstep * 1e-6; v += xstep) {
+      const x = X(v);
+      el("line", {class: "tick", x1: x, x2: x, y1: mt + ph, y2: mt + ph + 5}, ax);
+      const t = el("text", {x: x, y: mt + ph + 18, "text-anchor": "middle"}, ax);
+      t.textContent = fmtTick(v, xstep);
+    }
+    el("path", {d: `M${ml},${mt} V${mt + ph} H${ml + pw}`, fill: "none"}, ax);
+    const yt = el("text", {class: "title", x: 4, y: mt - 12}, ax);
+    yt.textContent = bytesUnit ? uname : D.valueUnit;
+    const xt = el("text", {class: "title", x: ml + pw, y: H - 6, "text-anchor": "end"}, ax);
+    xt.textContent = D.sampleUnit;
+    // The bands: each a polygon between its lower and upper stacked edges.
+    const g = el("g", {id: "bands-g"}, svg);
+    const xs = times.map(t => X(t).toFixed(2));
+    for (let b = 0; b < bands.length; b++) {
+      if (!visible[b]) continue;
+      const top = cum[b], low = b ? cum[b - 1] : new Float64Array(n);
+      let d = "M" + xs[0] + "," + Y(top[0]).toFixed(2);
+      for (let i = 1; i < n; i++) d += "L" + xs[i] + "," + Y(top[i]).toFixed(2);
+      for (let i = n - 1; i >= 0; i--) d += "L" + xs[i] + "," + Y(low[i]).toFixed(2);
+      const p = el("path", {d: d + "Z", fill: bands[b].colour, class: "band", "data-band": b}, g);
+      el("title", {}, p).textContent = bands[b].name;
+    }
+    for (const m of D.marks) el("line", {class: "mark", x1: X(m), x2: X(m), y1: mt, y2: mt + ph}, svg);
+    // The peak: the census with the most live bytes (all bands).
+    if (D.peak.bytes > 0) {
+      const pk = D.peak, x = X(pk.time), y = Y(last[pk.index]);
+      const pg = el("g", {class: "peak", id: "peak"}, svg);
+      el("line", {x1: x, x2: x, y1: mt - 6, y2: mt + ph}, pg);
+      el("circle", {cx: x, cy: y, r: 4}, pg);
+      const right = x < ml + pw * 0.6;
+      const t = el("text", {x: right ? x + 7 : x - 7, y: mt - 10, "text-anchor": right ? "start" : "end"}, pg);
+      t.textContent = "peak " + human(pk.bytes) + " at " + pk.time.toFixed(3) + " s";
+    }
+    const cursor = el("line", {class: "cursor", y1: mt, y2: mt + ph, x1: -10, x2: -10}, svg);
+    el("rect", {id: "plot-area", x: ml, y: mt, width: pw, height: ph, fill: "transparent"}, svg);
+    geom = {svg, cum, X, Y, ml, mt, pw, ph, t0, t1, ytop, cursor};
+    if (hotBand >= 0) focus(hotBand);
+  }
+
+  function bandAt(mx, my) {
+    // Which band is drawn under (mx, my), and the nearest sample.
+    const G = geom;
+    const t = G.t0 + (mx - G.ml) / G.pw * (G.t1 - G.t0);
+    let lo = 0, hi = n - 1;
+    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
+    const f = times[hi] > times[lo] ? Math.min(1, Math.max(0, (t - times[lo]) / (times[hi] - times[lo]))) : 0;
+    const near = (n > 1 && f > 0.5) ? hi : lo;
+    const v = (G.mt + G.ph - my) / G.ph * G.ytop;
+    let found = -1, below = 0;
+    for (let b = 0; b < bands.length; b++) {
+      if (!visible[b]) continue;
+      const top = G.cum[b][lo] + (G.cum[b][hi] - G.cum[b][lo]) * f;
+      if (v >= below && v < top) { found = b; break; }
+      below = top;
+    }
+    return {band: found, sample: near};
+  }
+
+  function focus(b) {
+    if (!geom) return;
+    geom.svg.classList.toggle("focus", b >= 0);
+    for (const p of geom.svg.querySelectorAll(".band")) p.classList.toggle("hot", +p.dataset.band === b);
+    for (const li of document.querySelectorAll("#legend li")) li.classList.toggle("hot", +li.dataset.band === b);
+  }
+
+  function move(ev) {
+    if (!geom) return;
+    const r = geom.svg.getBoundingClientRect();
+    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    if (mx < geom.ml || mx > geom.ml + geom.pw || my < geom.mt || my > geom.mt + geom.ph) { leave(); return; }
+    const {band, sample} = bandAt(mx, my);
+    const x = geom.X(times[sample]);
+    geom.cursor.setAttribute("x1", x); geom.cursor.setAttribute("x2", x);
+    let h = "";
+    if (band >= 0) {
+      const B = bands[band];
+      h += '<div class="band"><i style="background:' + B.colour + '"></i><span></span></div>';
+      h += '<div class="val"></div>';
+    }
+    h += '<div class="muted when"></div>';
+    tip.innerHTML = h;
+    if (band >= 0) {
+      const B = bands[band], v = B.values[sample], tot = D.totals[sample];
+      tip.querySelector(".band span").textContent = B.name + (B.other ? "  (" + B.other + " bands)" : "");
+      tip.querySelector(".val").textContent = fullValue(v) + (tot ? "  ·  " + (100 * v / tot).toFixed(1) + "% of the heap" : "");
+    }
+    tip.querySelector(".when").textContent = "at " + times[sample].toFixed(6) + " s  ·  total " + human(D.totals[sample]);
+    tip.style.display = "block";
+    const cw = chart.clientWidth, tw = tip.offsetWidth;
+    let left = mx + 16; if (left + tw > cw) left = Math.max(0, mx - tw - 16);
+    tip.style.left = left + "px"; tip.style.top = Math.max(0, my - 10) + "px";
+    if (band !== hotBand) { hotBand = band; focus(band); }
+  }
+  function leave() {
+    tip.style.display = "none";
+    if (geom) { geom.cursor.setAttribute("x1", -10); geom.cursor.setAttribute("x2", -10); }
+    if (hotBand !== -1) { hotBand = -1; focus(-1); }
+  }
+  chart.addEventListener("mousemove", move);
+  chart.addEventListener("mouseleave", leave);
+
+  // Legend: top band first, as drawn.
+  const list = document.getElementById("legend-list");
+  function legendCount() {
+    document.getElementById("count").textContent = visible.filter(x => x).length + " of " + bands.length + " shown";
+  }
+  for (let b = bands.length - 1; b >= 0; b--) {
+    const B = bands[b], li = document.createElement("li");
+    li.dataset.band = b;
+    li.title = B.name + (B.other ? " (" + B.other + " smaller bands)" : "") + "\npeak " + fullValue(B.peak) + " at " + B.peakTime.toFixed(3) + " s\nclick to hide or show";
+    const sw = document.createElement("span"); sw.className = "sw"; sw.style.background = B.colour;
+    const nm = document.createElement("span"); nm.className = "name"; nm.textContent = B.name + (B.other ? " (" + B.other + ")" : "");
+    const vl = document.createElement("span"); vl.className = "val"; vl.textContent = human(B.peak);
+    li.append(sw, nm, vl);
+    li.addEventListener("click", () => { visible[b] = !visible[b]; li.classList.toggle("off", !visible[b]); legendCount(); render(); });
+    li.addEventListener("mouseenter", () => { hotBand = b; focus(b); });
+    li.addEventListener("mouseleave", () => { hotBand = -1; focus(-1); });
+    list.appendChild(li);
+  }
+  function setAll(on) {
+    visible.fill(on);
+    for (const li of list.children) li.classList.toggle("off", !on);
+    legendCount(); render();
+  }
+  document.getElementById("all").addEventListener("click", () => setAll(true));
+  document.getElementById("none").addEventListener("click", () => setAll(false));
+  legendCount();
+  render();
+  let rt = 0;
+  window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(render, 80); });
+
+  // Sortable tables: click a header; numeric cells sort by data-v.
+  function sortTable(table, col, desc) {
+    const body = table.tBodies[0], rows = Array.from(body.rows);
+    const num = table.tHead.rows[0].cells[col].classList.contains("num");
+    const key = r => num ? parseFloat(r.cells[col].dataset.v) : r.cells[col].textContent;
+    rows.sort((a, b) => {
+      const x = key(a), y = key(b);
+      const c = num ? x - y : x.localeCompare(y);
+      return desc ? -c : c;
+    });
+    for (const r of rows) body.appendChild(r);
+    for (const th of table.tHead.rows[0].cells) th.classList.remove("asc", "desc");
+    table.tHead.rows[0].cells[col].classList.add(desc ? "desc" : "asc");
+    table.dataset.sort = col; table.dataset.desc = desc ? 1 : 0;
+  }
+  for (const table of document.querySelectorAll("table.sortable")) {
+    const ths = table.tHead.rows[0].cells;
+    for (let c = 0; c < ths.length; c++) {
+      ths[c].addEventListener("click", () => {
+        const same = table.dataset.sort == c;
+        const desc = same ? table.dataset.desc !== "1" : ths[c].classList.contains("num");
+        sortTable(table, c, desc);
+      });
+    }
+    if (table.dataset.sort !== undefined) sortTable(table, +table.dataset.sort, table.dataset.desc === "1");
+  }
+  window.heapprofReport = {data: D, visible: visible, render: render};
+})();
+</script>
+</body>
+</html>
+"""
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None, prog=PROG):
+    ap = argparse.ArgumentParser(
+        prog=prog,
+        description="Write one self-contained HTML page (no network needed) drawing a "
+                    "heap profile: a stacked area chart of the bands over time, a legend, "
+                    "and heapprof's .prof report as sortable tables.",
+        epilog="FILE.prof next to FILE.hp is read when --prof is not given. "
+               "See doc/report.md.")
+    ap.add_argument("hp", metavar="FILE.hp", help="heap profile (heapprof's or GHC's)")
+    ap.add_argument("--prof", metavar="FILE.prof",
+                    help="heapprof's report of the same run (default: FILE.prof, if present)")
+    ap.add_argument("-o", "--output", metavar="OUT.html",
+                    help="where to write the page (default: FILE.html beside FILE.hp)")
+    ap.add_argument("--top", metavar="N", type=int, default=20,
+                    help="bands drawn, the largest first; the rest are merged into OTHER "
+                         "(default 20; 0 = all)")
+    args = ap.parse_args(argv)
+    if args.top < 0:
+        ap.error("--top takes a number of bands, 0 or more")
+
+    def fail(msg):
+        sys.stderr.write(msg + "\n")
+        return 2
+
+    try:
+        hp = parse_hp(args.hp, args.hp)
+    except HpError as e:
+        fail(str(e))
+        return fail(f"{prog}: {args.hp} is not a valid heap profile; no page written")
+    except OSError as e:
+        return fail(f"{prog}: cannot read {args.hp}: {e.strerror}")
+    for w in hp.warnings:
+        sys.stderr.write(f"{prog}: warning: {w}\n")
+
+    prof = None
+    prof_name = ""
+    stem = args.hp[:-3] if args.hp.endswith(".hp") else args.hp
+    if args.prof:
+        try:
+            prof = parse_prof(args.prof)
+        except OSError as e:
+            return fail(f"{prog}: cannot read {args.prof}: {e.strerror}")
+        if not prof["heapprof"] and not prof["sets"]:
+            return fail(f"{args.prof}:1: expected 'heapprof report' (a .prof file written by "
+                        f"heapprof)\n{prog}: no page written")
+        prof_name = args.prof
+    elif os.path.isfile(stem + ".prof"):
+        try:
+            prof = parse_prof(stem + ".prof")
+            prof_name = stem + ".prof"
+        except OSError as e:
+            sys.stderr.write(f"{prog}: warning: cannot read {stem}.prof: {e.strerror}; "
+                             "left out\n")
+        if prof is not None and not prof["heapprof"] and not prof["sets"]:
+            sys.stderr.write(f"{prog}: note: {stem}.prof is not a heapprof report; left out\n")
+            prof, prof_name = None, ""
+
+    out = args.output or stem + ".html"
+    data = build_data(hp, prof, args.top, os.path.basename(args.hp),
+                      os.path.basename(prof_name) if prof_name else "")
+    page = render_page(data, prof)
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as e:
+        return fail(f"{prog}: cannot write {out}: {e.strerror}; choose another place "
+                    "with -o OUT.html")
+    peak = data["peak"]
+    what = f'{data["nSamples"]} samples, {data["nLabels"]} bands'
+    if data["nSamples"]:
+        what += f', peak {human(peak["bytes"], data["valueUnit"])} at {peak["time"]:.3f} s'
+    print(f"{prog}: wrote {os.path.abspath(out)} ({what}"
+          f"{'; with ' + os.path.basename(prof_name) if prof_name else ''})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="heapprof_report"))

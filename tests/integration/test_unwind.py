@@ -1,0 +1,37 @@
+"""The cached libunwind walk (unwind=libunwind, the default) against
+libunwind's own walk of every stack (unwind=libunwind-raw), on a program
+built -O2 without frame pointers (tests/progs/unwind_mix.c): many call
+paths, mutual recursion, alloca, threads. Every allocation is made at a
+known site; both walks must give the same table, stack for stack."""
+import hptest
+from hptest import prof_rows
+
+
+class Unwind(hptest.ProfileTest):
+
+    def table(self, unwind, depth):
+        r, hp, prof = self.profile("unwind_mix", heapprof=f"interval=0.05,depth={depth},unwind={unwind}")
+        rows = prof_rows(prof)
+        # Objects per stack. (Bytes differ from run to run: a thread's first
+        # allocations of a size are granted through the collector's global
+        # size map, and which come first depends on thread timing.)
+        return {name: row[0] for name, row in rows.items()}
+
+    def check(self, depth):
+        cached = self.table("libunwind", depth)
+        raw = self.table("libunwind-raw", depth)
+        self.assertEqual(cached, raw)
+        # The sites are all there: both leaves, reached through ping/pong.
+        self.assertTrue(any(n.startswith("leaf_a/ping") for n in cached), cached)
+        self.assertTrue(any(n.startswith("leaf_b/pong") for n in cached), cached)
+        self.assertEqual(sum(cached.values()), sum(raw.values()))
+
+    def test_depth_8(self):
+        self.check(8)
+
+    def test_depth_24(self):
+        self.check(24)
+
+
+if __name__ == "__main__":
+    hptest.main()

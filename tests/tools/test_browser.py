@@ -1,0 +1,240 @@
+"""The report page in a real browser: headless Chromium (Debian package
+chromium) loads pages written by `heapprof report` from file:// URLs,
+driven over the Chrome DevTools Protocol (cdp.py, standard library only).
+Checks that the chart and legend are drawn (DOM, and a screenshot that is
+not blank), that pointing at a band names it with its bytes at that time,
+that the legend hides and shows bands, that tables sort, that the page
+raises no script error and makes no network request.
+
+Set HEAPPROF_SCREENSHOTS=DIR to keep the screenshots."""
+import math
+import os
+import pathlib
+import unittest
+
+import cdp
+import hptest
+import tltest
+from tltest import report
+
+NBANDS, NSAMPLES = 25, 120
+
+
+def synthetic():
+    """{label: [bytes per sample]} of a profile with 25 bands, and times."""
+    times = [round(i * 0.05, 6) for i in range(NSAMPLES)]
+    bands = {}
+    for j in range(NBANDS):
+        vals = []
+        for i in range(NSAMPLES):
+            v = (j + 1) * 256 * (1.3 + math.sin(i / 12 + j * 0.7))
+            vals.append(int(v) // 16 * 16)
+        bands[f"band_{j:02d}/main"] = vals
+    return times, bands
+
+
+def write_hp(path, times, bands):
+    lines = ['JOB "./synthetic 25"', 'DATE "Sun Nov 22 04:56 2026"', 'SAMPLE_UNIT "seconds"',
+             'VALUE_UNIT "bytes"']
+    for i, t in enumerate(times):
+        lines.append("BEGIN_SAMPLE %.6f" % t)
+        for name, vals in bands.items():
+            if vals[i]:
+                lines.append(f"{name}\t{vals[i]}")
+        lines.append("END_SAMPLE %.6f" % t)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+class BrowserTest(unittest.TestCase):
+    def setUp(self):
+        tltest.check_env(self)
+        self.shots = os.environ.get("HEAPPROF_SCREENSHOTS")
+
+    def keep(self, name, png):
+        if self.shots:
+            os.makedirs(self.shots, exist_ok=True)
+            with open(os.path.join(self.shots, name), "wb") as f:
+                f.write(png)
+
+    def open_page(self, browser, path):
+        page = browser.new_page()
+        page.call("Network.enable")
+        page.call("Page.enable")
+        page.call("Runtime.enable")
+        url = pathlib.Path(path).as_uri()
+        page.call("Page.navigate", url=url)
+        page.wait_event("Page.loadEventFired", timeout=60)
+        return page, url
+
+    def assert_clean(self, page, url):
+        """No script error, no request but the page itself."""
+        errors = page.events("Runtime.exceptionThrown")
+        self.assertEqual(errors, [])
+        console = [e for e in page.events("Runtime.consoleAPICalled")
+                   if e["params"]["type"] in ("error", "warning")]
+        self.assertEqual(console, [])
+        requests = [e["params"]["request"]["url"] for e in page.events("Network.requestWillBeSent")]
+        self.assertEqual(requests, [url])
+        self.assertEqual(page.events("Network.loadingFailed"), [])
+
+    def plot(self, page):
+        return page.evaluate("""(() => {
+            const r = document.getElementById('plot-area').getBoundingClientRect();
+            const s = document.getElementById('plot');
+            return {x: r.left, y: r.top, w: r.width, h: r.height,
+                    sx: window.scrollX, sy: window.scrollY,
+                    t0: +s.dataset.t0, t1: +s.dataset.t1, ymax: +s.dataset.ymax}; })()""")
+
+    def clip(self, P):
+        """The plot area in document coordinates, for Page.captureScreenshot."""
+        return {"x": P["x"] + P["sx"], "y": P["y"] + P["sy"], "width": P["w"],
+                "height": P["h"], "scale": 0.5}
+
+    def test_synthetic_profile(self):
+        d = tltest.tempdir(self)
+        times, bands = synthetic()
+        write_hp(os.path.join(d, "syn.hp"), times, bands)
+        r = report(self, ["syn.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # The 20 largest by total, largest first (drawn at the bottom), then OTHER.
+        ranked = sorted(bands, key=lambda n: -sum(bands[n]))
+        drawn = ranked[:20] + ["OTHER"]
+        values = {n: bands[n] for n in ranked[:20]}
+        values["OTHER"] = [sum(bands[n][i] for n in ranked[20:]) for i in range(NSAMPLES)]
+
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "syn.html"))
+            # --- drawn: chart, legend, peak ---
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 21)
+            legend = page.evaluate("Array.from(document.querySelectorAll('#legend li .name'))"
+                                   ".map(e => e.textContent)")
+            self.assertEqual(legend, ["OTHER (5)"] + ranked[:20][::-1])   # top band first
+            totals = [sum(v[i] for v in bands.values()) for i in range(NSAMPLES)]
+            peak_i = totals.index(max(totals))
+            self.assertEqual(page.evaluate("document.querySelector('#peak text').textContent"),
+                             "peak %.2f KiB at %.3f s" % (totals[peak_i] / 1024, times[peak_i]))
+            self.assertEqual(page.evaluate("document.getElementById('count').textContent"),
+                             "21 of 21 shown")
+
+            # --- the screenshot is a picture, not a blank page ---
+            self.keep("synthetic.png", page.screenshot())
+            P = self.plot(page)
+            clip = self.clip(P)
+            drawn_px = cdp.colour_counts(page.screenshot(clip))
+            npx = sum(drawn_px.values())
+            white = drawn_px.get((255, 255, 255), 0)
+            self.assertGreater(len(drawn_px), 25, "too few colours: blank chart?")
+            self.assertLess(white / npx, 0.5, "the plot area is mostly white")
+            colours = page.evaluate("heapprofReport.data.bands.map(b => b.colour)")
+            for c in colours[:10]:     # the ten largest bands show in their own colour
+                self.assertGreater(drawn_px.get(cdp.hex_rgb(c), 0), 30, f"colour {c} not drawn")
+
+            # --- pointing at a band names it, with its bytes at that time ---
+            def point(band, i):
+                P = self.plot(page)
+                k = drawn.index(band)
+                below = sum(values[n][i] for n in drawn[:k])
+                mid = below + values[band][i] / 2
+                x = P["x"] + (times[i] - P["t0"]) / (P["t1"] - P["t0"]) * P["w"]
+                y = P["y"] + P["h"] - mid / P["ymax"] * P["h"]
+                return x, y
+
+            for band, i in ((ranked[0], 10), (ranked[3], 60), (ranked[19], 100), ("OTHER", 30)):
+                with self.subTest(band=band, sample=i):
+                    page.mouse("mouseMoved", *point(band, i))
+                    self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('tip')).display"),
+                                     "block")
+                    tip = page.evaluate("document.getElementById('tip').innerText")
+                    self.assertIn(band, tip)
+                    self.assertIn(f"{values[band][i]:,} bytes", tip)
+                    self.assertIn("at %.6f s" % times[i], tip)
+                    hot = page.evaluate("Array.from(document.querySelectorAll('#plot path.band.hot'))"
+                                        ".map(p => p.querySelector('title').textContent)")
+                    self.assertEqual(hot, [band])
+            # Off the chart: no tooltip.
+            page.mouse("mouseMoved", 5, 5)
+            self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('tip')).display"),
+                             "none")
+
+            # --- the legend hides and shows bands ---
+            top = ranked[0]
+            legend_item = f"""(() => {{
+                const li = Array.from(document.querySelectorAll('#legend li'))
+                    .find(e => e.querySelector('.name').textContent === {top!r});
+                li.scrollIntoView({{block: 'center'}});
+                const r = li.getBoundingClientRect();
+                return [r.left + r.width / 2, r.top + r.height / 2]; }})()"""
+            page.click(*page.evaluate(legend_item))
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 20)
+            titles = page.evaluate("Array.from(document.querySelectorAll('#plot path.band title'))"
+                                   ".map(t => t.textContent)")
+            self.assertNotIn(top, titles)
+            self.assertEqual(page.evaluate("document.querySelectorAll('#legend li.off').length"), 1)
+            self.assertEqual(page.evaluate("document.getElementById('count').textContent"),
+                             "20 of 21 shown")
+            # The band above it now sits at the bottom: pointing there names it.
+            page.evaluate("window.scrollTo(0, 0)")
+            P = self.plot(page)
+            x = P["x"] + (times[40] - P["t0"]) / (P["t1"] - P["t0"]) * P["w"]
+            y = P["y"] + P["h"] - values[ranked[1]][40] / 2 / P["ymax"] * P["h"]
+            page.mouse("mouseMoved", x, y)
+            self.assertIn(ranked[1], page.evaluate("document.getElementById('tip').innerText"))
+            page.click(*page.evaluate(legend_item))
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 21)
+            self.assertEqual(page.evaluate("document.querySelectorAll('#legend li.off').length"), 0)
+            # hide all: the chart is empty, and the screenshot shows it.
+            page.evaluate("document.getElementById('none').click()")
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 0)
+            P = self.plot(page)
+            clip = self.clip(P)
+            empty_px = cdp.colour_counts(page.screenshot(clip))
+            self.assertGreater(empty_px.get((255, 255, 255), 0) / sum(empty_px.values()), 0.9)
+            self.assertLess(len(empty_px), len(drawn_px) / 2)
+            page.evaluate("document.getElementById('all').click()")
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 21)
+
+            # --- tables sort by a click on their header ---
+            peak_order = page.evaluate("Array.from(document.querySelectorAll('#bands tbody tr'))"
+                                       ".map(r => +r.cells[1].dataset.v)")
+            self.assertEqual(peak_order, sorted(peak_order, reverse=True))
+            page.evaluate("document.querySelector('#bands th').click()")
+            names = page.evaluate("Array.from(document.querySelectorAll('#bands tbody tr'))"
+                                  ".map(r => r.cells[0].textContent)")
+            self.assertEqual(names, sorted(bands))
+            self.assert_clean(page, url)
+
+    def test_heapprof_profile_with_prof(self):
+        # A real run of the bundled example, with its .prof beside it.
+        r = hptest.run(self, [os.path.join(hptest.BUILD, "examples", "trees"), "10"],
+                       heapprof="cc,interval=0")
+        self.assertEqual(r.rc, 0, r.stderr)
+        hp = hptest.check_hp_format(self, r.hp_path)
+        labels = {l for _t, s in hp.samples for l in s}
+        rr = report(self, ["trees.hp"], cwd=r.cwd)
+        self.assertEqual(rr.returncode, 0, rr.stderr)
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(r.cwd, "trees.html"))
+            self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"),
+                             len(labels))
+            self.assertEqual(set(page.evaluate("Array.from(document.querySelectorAll('#legend li .name'))"
+                                               ".map(e => e.textContent)")), labels)
+            self.assertEqual(page.evaluate("document.querySelector('#job').textContent"),
+                             hp.header["JOB"].strip('"'))
+            # The .prof: summary and the allocation table, sortable.
+            self.assertTrue(page.evaluate("!!document.getElementById('summary')"))
+            self.assertGreaterEqual(page.evaluate("document.querySelectorAll('.prof-table').length"), 1)
+            stacks = page.evaluate("Array.from(document.querySelectorAll('#table-0 tbody tr'))"
+                                   ".map(r => r.cells[r.cells.length - 1].textContent)")
+            self.assertIn("make/main", stacks)
+            self.keep("trees.png", page.screenshot())
+            P = self.plot(page)
+            clip = self.clip(P)
+            px = cdp.colour_counts(page.screenshot(clip))
+            self.assertLess(px.get((255, 255, 255), 0) / sum(px.values()), 0.9)
+            self.assertGreater(len(px), 10)
+            self.assert_clean(page, url)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,428 @@
+"""heapprof report (scripts/heapprof_report.py): its .hp parser on files
+written by GHC itself (fixtures/, from /work/shared/workloads/Trees.hs
+compiled with ghc -prof: see fixtures/README.md) and by heapprof, its
+errors on malformed files (line numbers and what was expected), its .prof
+parser, top-N + OTHER on a large generated profile, and the page it writes
+(self-contained, data as drawn)."""
+import json
+import os
+import re
+import time
+import unittest
+
+import hptest
+import tltest
+from tltest import fixture, report
+
+R = tltest.report_module()
+
+GHC_FIXTURES = {
+    # file: (samples, labels, peak bytes, peak time)
+    "trees-ghc-hc.hp": (27, 11, 39888, 0.16457),
+    "trees-ghc-hy.hp": (24, 26, 39888, 0.147757),
+    "trees-ghc-hr.hp": (14, 14, 2976, 0.178781),
+    "trees-ghc-hb.hp": (19, 5, 39832, 0.283434),
+}
+
+
+def page_data(path):
+    """The data embedded in a page written by heapprof report."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="hp-data">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1)), text
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+HEAD = 'JOB "app"\nDATE "Sun Nov 22 04:56 2026"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\n'
+
+
+class Parser(unittest.TestCase):
+    def setUp(self):
+        tltest.check_env(self)
+
+    def same_as_hptest(self, path, hp):
+        """Our parse agrees with tests/integration's independent reader."""
+        ref = hptest.HpFile(path)
+        self.assertEqual(len(hp.times), len(ref.samples))
+        for (t, bands), rt, vals in zip(ref.samples, hp.times, hp.values):
+            self.assertEqual(rt, t)
+            self.assertEqual({hp.labels[k]: v for k, v in vals.items()}, bands)
+
+    def test_ghc_files(self):
+        for name, (nsamples, nlabels, peak, peak_t) in GHC_FIXTURES.items():
+            with self.subTest(name=name):
+                path = fixture(name)
+                hptest.hp2ps_accepts(self, path)          # a real GHC heap profile
+                hp = R.parse_hp(path)
+                self.assertEqual(hp.warnings, [])
+                self.assertEqual(len(hp.times), nsamples)
+                self.assertEqual(len(hp.labels), nlabels)
+                self.assertEqual(hp.header["SAMPLE_UNIT"], "seconds")
+                self.assertEqual(hp.header["VALUE_UNIT"], "bytes")
+                self.assertTrue(hp.header["JOB"].startswith("Trees 16 +RTS -h"))
+                self.same_as_hptest(path, hp)
+                data = R.build_data(hp, None, 20, name, "")
+                self.assertEqual((data["peak"]["bytes"], data["peak"]["time"]), (peak, peak_t))
+
+    def test_ghc_labels(self):
+        hp = R.parse_hp(fixture("trees-ghc-hy.hp"))
+        for label in ("->>IO", "(,)", "[]", "->(#,#)", "ARR_WORDS", "T"):
+            self.assertIn(label, hp.labels)
+        hp = R.parse_hp(fixture("trees-ghc-hc.hp"))
+        self.assertIn("(257)make/main.long/main", hp.labels)
+        # The first sample: the one at 0.000000 is empty, then these.
+        self.assertEqual(hp.times[:2], [0.0, 0.00764])
+        self.assertEqual(hp.values[0], {})
+        first = {hp.labels[k]: v for k, v in hp.values[1].items()}
+        self.assertEqual(first, {"(251)main": 64, "(253)main.sums/main": 40,
+                                 "(233)GHC.IO.Encoding.Iconv.CAF": 120,
+                                 "(235)GHC.IO.Encoding.CAF": 912,
+                                 "(244)GHC.Conc.Signal.CAF": 640,
+                                 "(225)GHC.IO.Handle.FD.CAF": 680, "MAIN": 160,
+                                 "(127)PINNED": 36816, "(254)make/main.sums/main": 80})
+
+    def test_heapprof_files(self):
+        # heapprof's own output: a program with several censuses.
+        r = hptest.run(self, [os.path.join(hptest.BUILD, "examples", "trees"), "8"],
+                       heapprof="cc,interval=0")
+        self.assertEqual(r.rc, 0, r.stderr)
+        hptest.check_hp_format(self, r.hp_path)
+        hp = R.parse_hp(r.hp_path)
+        self.assertEqual(hp.warnings, [])
+        self.same_as_hptest(r.hp_path, hp)
+        self.assertGreater(len(hp.times), 3)
+        self.assertIn("make/main", hp.labels)
+        # Its .prof: the summary and the table as hptest reads them.
+        prof = R.parse_prof(r.prof_path)
+        text = r.prof()
+        self.assertTrue(prof["heapprof"])
+        self.assertEqual(prof["pid"] != "", True)
+        self.assertTrue(prof["settings"].startswith("mode cc, interval 0.000 s"))
+        summary = dict(prof["summary"])
+        for key in ("run time", "collections", "censuses", "peak live", "allocated"):
+            self.assertEqual(summary[key], hptest.prof_field(text, key))
+        table = prof["tables"][0]
+        self.assertEqual(table["columns"], ["objects", "bytes", "requested", "survived",
+                                            "live@peak", "cost-centre stack (innermost first)"])
+        rows = {r[-1]: tuple(int(x) for x in r[:5]) for r in table["rows"]}
+        total = rows.pop("total profiled", None)
+        self.assertEqual(rows, hptest.prof_rows(text))
+        if total is not None:       # the total row, when the .prof has one
+            self.assertEqual(total, tuple(map(sum, zip(*rows.values()))))
+
+    def test_heapprof_profile_with_known_figures(self):
+        d = tltest.tempdir(self)
+        r = tltest.launch(self, ["-i0", tltest.tprog("tl_gc"), "alloc"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        hp_path = os.path.join(d, "tl_gc.hp")
+        hptest.check_hp_format(self, hp_path)
+        r = report(self, ["tl_gc.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, _ = page_data(os.path.join(d, "tl_gc.html"))
+        self.assertEqual([b["name"] for b in data["bands"]], ["alloc_some/gc_start/main"])
+        self.assertEqual(data["bands"][0]["peak"], 3200)
+        self.assertEqual(data["peak"]["bytes"], 3200)
+        self.assertEqual(data["prof"], "tl_gc.prof")
+        self.assertEqual(data["bands"][0]["values"][0], 0)       # the empty first sample
+        self.assertEqual(data["bands"][0]["values"][-1], 0)      # the closing sample
+        self.assertEqual(max(data["totals"]), 3200)
+
+
+class Malformed(unittest.TestCase):
+    """Each malformed file is rejected with FILE:LINE: expected ..., exit 2."""
+
+    CASES = [
+        ("", 1, 'expected JOB "..." (a heap profile\'s first line); the file is empty'),
+        ("heapprof report\t\tSun\n", 1,
+         'expected JOB "..." (a heap profile\'s first line), got \'heapprof report\\t\\tSun\''),
+        ('JOB app\n', 1, 'expected JOB "..." (a quoted string), got \'JOB app\''),
+        ('JOB "app"\nDATE "x"\nhello world\n', 3,
+         'expected a header line (JOB, DATE, SAMPLE_UNIT or VALUE_UNIT "...") or '
+         "BEGIN_SAMPLE, got 'hello world'"),
+        (HEAD + "BEGIN_SAMPLE\n", 5, "expected BEGIN_SAMPLE TIME"),
+        (HEAD + "BEGIN_SAMPLE abc\n", 5,
+         "expected a time (seconds, e.g. 0.100000) after BEGIN_SAMPLE, got 'abc'"),
+        (HEAD + "BEGIN_SAMPLE -1.0\n", 5,
+         "expected a time (seconds, not negative) after BEGIN_SAMPLE, got '-1.0'"),
+        (HEAD + "BEGIN_SAMPLE 0.5\nEND_SAMPLE 0.5\nBEGIN_SAMPLE 0.2\nEND_SAMPLE 0.2\n", 7,
+         "expected a time not before 0.500000 (the previous sample's), got 0.2"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nmain\t12x\nEND_SAMPLE 0.1\n", 6,
+         "expected a whole number of bytes after the label 'main', got '12x'"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nmain\t-12\nEND_SAMPLE 0.1\n", 6,
+         "expected a whole number of bytes after the label 'main', got '-12'"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nlonely\nEND_SAMPLE 0.1\n", 6,
+         "expected LABEL<TAB>BYTES or END_SAMPLE, got 'lonely'"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nmain\t12\nBEGIN_SAMPLE 0.2\n", 7,
+         "expected END_SAMPLE (the sample begun at line 5 is not ended), got BEGIN_SAMPLE"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nEND_SAMPLE 0.1\nmain\t12\n", 7,
+         "expected BEGIN_SAMPLE or MARK, got 'main\\t12'"),
+        (HEAD + "END_SAMPLE 0.1\n", 5, "expected BEGIN_SAMPLE (END_SAMPLE with no sample begun)"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nEND_SAMPLE\n", 6, "expected END_SAMPLE TIME"),
+        (HEAD + "BEGIN_SAMPLE 0.1\nEND_SAMPLE 0.1\nJOB \"again\"\n", 7,
+         "expected BEGIN_SAMPLE or MARK, got 'JOB \"again\"'"),
+        (HEAD + "MARK\n", 5, "expected MARK TIME"),
+    ]
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def test_cases(self):
+        d = tltest.tempdir(self)
+        for i, (text, line, message) in enumerate(self.CASES):
+            with self.subTest(i=i, text=text[-40:]):
+                write(d, "bad.hp", text)
+                r = report(self, ["bad.hp"], cwd=d)
+                self.assertEqual(r.returncode, 2)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(r.stderr.splitlines(), [
+                    f"bad.hp:{line}: {message}",
+                    "heapprof report: bad.hp is not a valid heap profile; no page written"])
+                self.assertFalse(os.path.exists(os.path.join(d, "bad.html")))
+
+    def test_unreadable(self):
+        d = tltest.tempdir(self)
+        r = report(self, ["missing.hp"], cwd=d)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "heapprof report: cannot read missing.hp: "
+                                   "No such file or directory\n")
+
+    def test_cut_off_file_is_read_up_to_its_last_sample(self):
+        # A copy cut short inside a sample (heapprof itself writes samples
+        # whole): the complete samples are drawn, with a warning.
+        d = tltest.tempdir(self)
+        write(d, "cut.hp", HEAD + "BEGIN_SAMPLE 0.000000\nEND_SAMPLE 0.000000\n"
+              "BEGIN_SAMPLE 0.100000\nf/main\t4096\nEND_SAMPLE 0.100000\n"
+              "BEGIN_SAMPLE 0.200000\nf/main\t8192\ng/ma")
+        r = report(self, ["cut.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "heapprof report: warning: cut.hp:10: the file ends inside "
+                                   "the sample begun here; that sample is left out\n")
+        data, _ = page_data(os.path.join(d, "cut.html"))
+        self.assertEqual(data["times"], [0.0, 0.1])
+        self.assertEqual(data["bands"][0]["values"], [0, 4096])
+
+    def test_accepted_variants(self):
+        # Blank lines, CRLF, MARK lines, a label twice in a sample (summed,
+        # as one band), labels with blanks, no closing sample.
+        d = tltest.tempdir(self)
+        write(d, "v.hp", HEAD.replace("\n", "\r\n") + "\nMARK 0.05\r\nBEGIN_SAMPLE 0.1\r\n"
+              "a b c\t10\r\na b c\t5\r\nx 7\r\nEND_SAMPLE 0.1\r\n")
+        r = report(self, ["v.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, _ = page_data(os.path.join(d, "v.html"))
+        self.assertEqual(data["marks"], [0.05])
+        self.assertEqual({b["name"]: b["values"] for b in data["bands"]},
+                         {"a b c": [15], "x": [7]})
+
+
+class LargeProfile(unittest.TestCase):
+    """Hundreds of bands, thousands of samples: top N drawn, the rest OTHER."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def test_top_and_other(self):
+        d = tltest.tempdir(self)
+        nb, ns = 300, 3000
+        lines = [HEAD.rstrip("\n")]
+        for i in range(ns):
+            t = "%.6f" % (i * 0.01)
+            lines.append("BEGIN_SAMPLE " + t)
+            for b in range(nb):
+                # band b is worth (b + 1) * 16 bytes, varying a little in time
+                lines.append(f"fn{b:03d}/main\t{(b + 1) * 16 + (i % 7) * 16}")
+            lines.append("END_SAMPLE " + t)
+        write(d, "big.hp", "\n".join(lines) + "\n")
+        start = time.monotonic()
+        r = report(self, ["big.hp"], cwd=d)
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(elapsed, 30, "report of 900,000 band lines too slow")
+        data, text = page_data(os.path.join(d, "big.html"))
+        names = [b["name"] for b in data["bands"]]
+        self.assertEqual(names, [f"fn{b:03d}/main" for b in range(299, 279, -1)] + ["OTHER"])
+        other = data["bands"][-1]
+        self.assertEqual(other["other"], 280)
+        # OTHER at sample i: bands 0..279.
+        for i in (0, 1, 2999):
+            want = sum((b + 1) * 16 + (i % 7) * 16 for b in range(280))
+            self.assertEqual(other["values"][i], want)
+        self.assertEqual(len(data["times"]), ns)
+        self.assertEqual(data["nLabels"], nb)
+        self.assertEqual(len(data["allBands"]), nb)
+        total6 = sum((b + 1) * 16 + 6 * 16 for b in range(nb))
+        self.assertEqual(data["peak"], {"index": 6, "time": 0.06, "bytes": total6})
+        self.assertEqual(r.stdout, f"heapprof report: wrote {os.path.join(d, 'big.html')} "
+                                   f"(3000 samples, 300 bands, peak "
+                                   f"{R.human(total6)} at 0.060 s)\n")
+        # --top 5 and --top 0 (all).
+        r = report(self, ["big.hp", "--top", "5", "-o", "top5.html"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, _ = page_data(os.path.join(d, "top5.html"))
+        self.assertEqual(len(data["bands"]), 6)
+        r = report(self, ["big.hp", "--top", "0", "-o", "all.html"], cwd=d)
+        data, _ = page_data(os.path.join(d, "all.html"))
+        self.assertEqual(len(data["bands"]), nb)
+        self.assertNotIn("OTHER", [b["name"] for b in data["bands"]])
+
+
+class Page(unittest.TestCase):
+    def setUp(self):
+        tltest.check_env(self)
+
+    def test_self_contained(self):
+        d = tltest.tempdir(self)
+        r = report(self, [fixture("trees-ghc-hc.hp"), "-o", "p.html"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(d, "p.html"), encoding="utf-8") as f:
+            text = f.read()
+        for bad in ("<link", " src=", "@import", "url(", "<iframe", "fetch(", "XMLHttpRequest"):
+            self.assertNotIn(bad, text)
+        # The only URL is the SVG namespace (a name, never fetched).
+        self.assertEqual(set(re.findall(r"https?://[^\s\"')]+", text)),
+                         {"http://www.w3.org/2000/svg"})
+
+    def test_labels_are_escaped(self):
+        d = tltest.tempdir(self)
+        write(d, "x.hp", 'JOB "a</script><b>"\nDATE "d"\nSAMPLE_UNIT "seconds"\n'
+              'VALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.1\n</script><img>&amp;\t16\nEND_SAMPLE 0.1\n')
+        r = report(self, ["x.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "x.html"))
+        self.assertEqual(data["bands"][0]["name"], "</script><img>&amp;")
+        self.assertEqual(data["job"], "a</script><b>")
+        self.assertEqual(text.count("</script>"), 2)        # the page's own two
+        self.assertNotIn("<img>", text)
+        self.assertIn("&lt;/script&gt;&lt;img&gt;&amp;amp;", text)   # bands table
+
+    def test_default_output_and_message(self):
+        d = tltest.tempdir(self)
+        src = fixture("trees-ghc-hb.hp")
+        with open(src) as f:
+            write(d, "run.hp", f.read())
+        r = report(self, ["run.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, f"heapprof report: wrote {os.path.join(d, 'run.html')} "
+                                   "(19 samples, 5 bands, peak 38.90 KiB at 0.283 s)\n")
+        self.assertEqual(r.stderr, "")
+        data, text = page_data(os.path.join(d, "run.html"))
+        # GHC's biographical bands: drawn all, in their own colours.
+        self.assertTrue(data["ldv"])
+        self.assertEqual([b["name"] for b in data["bands"]],
+                         ["INHERENT_USE", "USE", "LAG", "DRAG", "VOID"])
+        self.assertEqual(data["bands"][3]["colour"], R.LDV_COLOURS["DRAG"])
+        self.assertIn("Biographical profile", text)
+
+    def test_unwritable_output(self):
+        d = tltest.tempdir(self)
+        r = report(self, [fixture("trees-ghc-hc.hp"), "-o", "/nonexistent/dir/x.html"], cwd=d)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "heapprof report: cannot write /nonexistent/dir/x.html: No "
+                                   "such file or directory; choose another place with -o OUT.html\n")
+
+    def test_bad_arguments(self):
+        r = report(self, [])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("usage: heapprof report", r.stderr)
+        r = report(self, [fixture("trees-ghc-hc.hp"), "--top", "-1"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--top takes a number of bands", r.stderr)
+        r = report(self, ["--help"])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--prof FILE.prof", r.stdout)
+
+
+class Prof(unittest.TestCase):
+    """The .prof part of the page."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def test_retainer_sets_from_ghc(self):
+        # trees-ghc-hr.prof (found beside the .hp) is GHC's: of it, the SET lines.
+        d = tltest.tempdir(self)
+        for ext in ("hp", "prof"):
+            with open(fixture("trees-ghc-hr." + ext)) as f:
+                write(d, "hr." + ext, f.read())
+        r = report(self, ["hr.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "hr.html"))
+        self.assertEqual(data["prof"], "hr.prof")
+        self.assertIn('id="retainer-sets"', text)
+        self.assertIn("GHC.Conc.Sync.CAF, GHC.IO.Handle.FD.CAF, SYSTEM.SYSTEM", text)
+        prof = R.parse_prof(os.path.join(d, "hr.prof"))
+        self.assertFalse(prof["heapprof"])
+        self.assertEqual(len(prof["sets"]), 10)
+        self.assertIn((118, ["GHC.Conc.Sync.CAF", "GHC.IO.Handle.FD.CAF", "SYSTEM.SYSTEM"]),
+                      prof["sets"])
+
+    def test_other_prof_beside_is_left_out(self):
+        d = tltest.tempdir(self)
+        with open(fixture("trees-ghc-hc.hp")) as f:
+            write(d, "t.hp", f.read())
+        write(d, "t.prof", "\tSun Nov 22 2026 Time and Allocation Profiling Report  (Final)\n")
+        r = report(self, ["t.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "heapprof report: note: t.prof is not a heapprof report; "
+                                   "left out\n")
+        # Named explicitly, it is an error.
+        r = report(self, ["t.hp", "--prof", "t.prof"], cwd=d)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "t.prof:1: expected 'heapprof report' (a .prof file written "
+                                   "by heapprof)\nheapprof report: no page written\n")
+
+    def test_tables_with_titles(self):
+        # Tables the report does not know by name (biographical drag/void,
+        # breakdowns) are shown from their header line, with their title.
+        d = tltest.tempdir(self)
+        write(d, "b.hp", HEAD + "BEGIN_SAMPLE 0.1\nf/main\t64\nEND_SAMPLE 0.1\n")
+        write(d, "b.prof", (
+            "heapprof report\t\tSun Nov 22 04:56 2026\n\n"
+            "        ./app 3    (pid 77)\n\n"
+            "        mode ldv, interval 0.100 s, depth 8, label length 25, unwind fp\n\n"
+            "        run time                  1.500000 s (mutator clock)\n"
+            "        censuses                  15\n\n"
+            "        (the program was stopped by a signal: figures are as of the last census)\n\n"
+            "      objects          bytes      requested       survived      live@peak  "
+            "cost-centre stack (innermost first)\n"
+            "            4            128            100            128             64  f/main\n"
+            "            1             32             24              0              0  main\n\n"
+            "DRAG AND VOID BY COST-CENTRE STACK (bytes x seconds)\n"
+            "         drag           void  cost-centre stack\n"
+            "          100              0  f/main\n"
+            "            7             12  g h/main\n\n"
+            "SET 1 = {<f/main>, <main>}\n"))
+        r = report(self, ["b.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        prof = R.parse_prof(os.path.join(d, "b.prof"))
+        self.assertEqual((prof["job"], prof["pid"]), ("./app 3", "77"))
+        self.assertEqual(prof["date"], "Sun Nov 22 04:56 2026")
+        self.assertEqual(prof["summary"], [("run time", "1.500000 s (mutator clock)"),
+                                           ("censuses", "15")])
+        self.assertEqual(prof["notes"], ["the program was stopped by a signal: figures are as "
+                                         "of the last census"])
+        self.assertEqual([t["title"] for t in prof["tables"]],
+                         ["allocation by cost-centre stack",
+                          "DRAG AND VOID BY COST-CENTRE STACK (bytes x seconds)"])
+        self.assertEqual(prof["tables"][1]["columns"], ["drag", "void", "cost-centre stack"])
+        self.assertEqual(prof["tables"][1]["rows"], [["100", "0", "f/main"],
+                                                     ["7", "12", "g h/main"]])
+        self.assertEqual(prof["sets"], [(1, ["f/main", "main"])])
+        self.assertEqual(prof["other"], [])
+        _, text = page_data(os.path.join(d, "b.html"))
+        self.assertIn('Drag and void by cost-centre stack <span class="sub">bytes x seconds · '
+                      '2 rows', text)
+        self.assertIn('<td class="num" data-v="100">100</td>', text)
+        self.assertIn("stopped by a signal", text)
+        self.assertIn('id="retainer-sets"', text)
+
+
+if __name__ == "__main__":
+    unittest.main()
