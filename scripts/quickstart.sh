@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # quickstart.sh: from a fresh Debian 12 machine to a first heap profile.
 # Installs the dependencies, builds heapprof in build/, profiles the bundled
-# example (examples/trees.c, depth 16) in build/example-profile/, renders the
-# graph with hp2ps, and prints where the files are.
+# example (examples/trees.c, depth 16) in build/example-profile/ with the
+# heapprof launcher, renders the graph with hp2ps and as an HTML report, and
+# ends by printing where the report is.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,16 +22,19 @@ out=build/example-profile
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
-echo "\$ LD_PRELOAD=build/libheapprof.so HEAPPROF=cc,interval=0.1 build/examples/trees 16"
-LD_PRELOAD="$root/build/libheapprof.so" HEAPPROF=cc,interval=0.1 \
+echo "\$ scripts/heapprof -hc -i0.1 build/examples/trees 16"
+HEAPPROF_BUILD="$root/build" "$root/scripts/heapprof" -hc -i0.1 \
     "$root/build/examples/trees" 16 >/dev/null
 hp2ps -c trees.hp
 
 echo
+echo "first lines of the text report ($root/$out/trees.prof):"
+sed -n '1,18p' trees.prof
+echo
 echo "profile written:"
 echo "  heap profile (hp2ps input):  $root/$out/trees.hp"
 echo "  text report:                 $root/$out/trees.prof"
+echo "  allocation table (CSV):      $root/$out/trees.alloc.csv"
 echo "  graph (PostScript):          $root/$out/trees.ps"
-echo
-echo "first lines of the report:"
-sed -n '1,16p' trees.prof
+HEAPPROF_BUILD="$root/build" "$root/scripts/heapprof" report trees.hp -o "$root/$out/trees.html" >/dev/null
+echo "  report (open in a browser):  $root/$out/trees.html"
