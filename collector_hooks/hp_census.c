@@ -209,10 +209,10 @@ sweep_impl(int census, int judge, int breakdown, int simple)
     int page_in_use = 0;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     size_t out = 0;
+    hp_breakdown *bds = breakdown ? hp_report_table(nstats) : NULL;
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
-        hp_breakdown *bd = breakdown ? hp_report_of(r->ccs) : NULL;
         if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {
             st->objects++;
             st->bytes += r->granted;
@@ -220,11 +220,11 @@ sweep_impl(int census, int judge, int breakdown, int simple)
             objects++;
             bytes += r->granted;
             requested += r->req;
-            if (bd) hp_tally_add(&bd->kind[hp_kind_category(r)], r);
+            if (bds) hp_report_kind(&bds[r->ccs], r, hp_kind_category(r));
         }
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
-            if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);
+            if (bds) hp_report_death(&bds[r->ccs], r);
             continue;
         }
         if (judge) {
@@ -256,8 +256,10 @@ static sweep_result sweep(int census, int judge)
     int breakdown = hp_rt.cfg.report != 0;
     int simple = hp_rt.cfg.mode != HP_MODE_KIND && !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
-    if (!breakdown && simple && judge)
+    if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
+        if (breakdown) return census ? sweep_impl(1, 1, 1, 1) : sweep_impl(0, 1, 1, 1);
         return census ? sweep_impl(1, 1, 0, 1) : sweep_impl(0, 1, 0, 1);
+    }
     return sweep_impl(census, judge, breakdown, simple);
 }
 
@@ -345,9 +347,9 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
         total_objects++;
         total_bytes += r->granted;
         total_requested += r->req;
-        if (bd) hp_tally_add(&bd->kind[hp_kind_category(r)], r);
+        if (bd) hp_report_kind(bd, r, hp_kind_category(r));
     }
-    if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);   /* dies at exit */
+    if (bd) hp_report_death(bd, r);   /* dies at exit */
 }
 
 /* The last census when a signal ends the program: no collection can be run
@@ -379,7 +381,7 @@ static void exit_death(hp_rec *r, hp_event ev, void *arg)
     (void)ev;
     (void)arg;
     hp_breakdown *bd = hp_report_of(r->ccs);
-    if (bd) hp_tally_add(&bd->age[r->age < 4 ? r->age : 4], r);
+    if (bd) hp_report_death(bd, r);
 }
 
 static void census_pass(int force, int judge, uint64_t start_ns)
@@ -529,6 +531,10 @@ void hp_census_finish(int from_signal)
                       "counts every object not found dead by an earlier collection)"
                     : NULL;
                 s.report = hp_rt.cfg.report;
+                for (uint32_t c = 0; c < nstats && hp_rt.cfg.report; c++) {
+                    const hp_ccs_stats *cs = &((hp_ccs_stats *)stats_vec.base)[c];
+                    hp_report_complete(c, cs->objects, cs->bytes, cs->requested);
+                }
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
                 close(fd);
             }
