@@ -122,6 +122,17 @@ static void sum_rows(row *total, uint32_t nnames)
     }
 }
 
+/* Rows merged by name, their order (order_vec) and their total; returns
+ * how many rows, and the name-id count in *nnames (for clear_rows). */
+static size_t prepare_rows(const hp_ccs_stats *stats, uint32_t nccs, row *total,
+                           uint32_t *nnames)
+{
+    *nnames = merge_rows(stats, nccs);
+    size_t n = order_rows(*nnames);
+    sum_rows(total, *nnames);
+    return n;
+}
+
 static void clear_rows(uint32_t nnames)
 {
     if (nnames) memset(rows(), 0, (size_t)nnames * sizeof(row));
@@ -240,11 +251,10 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     }
 
     /* Merge stacks that print the same; the total first. */
-    uint32_t nnames = merge_rows(stats, nccs);
-    size_t n = order_rows(nnames);
-    uint32_t *order = (uint32_t *)order_vec.base;
     row total;
-    sum_rows(&total, nnames);
+    uint32_t nnames;
+    size_t n = prepare_rows(stats, nccs, &total, &nnames);
+    const uint32_t *order = (const uint32_t *)order_vec.base;
     hp_buf_str(b, "\n      objects          bytes      requested       survived"
                   "      live@peak  cost-centre stack (innermost first)\n");
     table_line(b, &total, "total profiled");
@@ -332,11 +342,10 @@ int hp_prof_write_csv(int fd, int report, const hp_ccs_stats *stats, uint32_t nc
     hp_buf *b = &out;
     hp_buf_reset(b);
     hp_buf_str(b, "stack,breakdown,objects,bytes,requested,overhead,survived,live_at_peak\n");
-    uint32_t nnames = merge_rows(stats, nccs);
-    size_t n = order_rows(nnames);
-    uint32_t *order = (uint32_t *)order_vec.base;
     row total;
-    sum_rows(&total, nnames);
+    uint32_t nnames;
+    size_t n = prepare_rows(stats, nccs, &total, &nnames);
+    const uint32_t *order = (const uint32_t *)order_vec.base;
     csv_row(b, &total, "total profiled", report);
     for (size_t k = 0; k < n; k++) csv_row(b, &rows()[order[k]], hp_names_full(order[k]), report);
     clear_rows(nnames);
