@@ -150,15 +150,17 @@ static void table_line(hp_buf *b, const row *r, const char *name)
     hp_buf_chr(b, '\n');
 }
 
+/* The age buckets: collections survived. */
+static const char *const age_names[HP_AGE_BUCKETS] = {"0", "1", "2", "3", "4+"};
+
 /* One line per non-empty age bucket (ages) or kind (!ages) of a row. */
 static void breakdown_lines(hp_buf *b, const row *r, const char *name, int ages)
 {
-    static const char *const ages_text[HP_AGE_BUCKETS] = {"0", "1", "2", "3", "4+"};
     int count = ages ? HP_AGE_BUCKETS : HP_CAT_COUNT;
     for (int i = 0; i < count; i++) {
         const hp_tally *t = ages ? &r->bd.age[i] : &r->bd.kind[i];
         if (!t->objects) continue;
-        const char *what = ages ? ages_text[i] : hp_kind_category_name(i);
+        const char *what = ages ? age_names[i] : hp_kind_category_name(i);
         for (int pad = (int)strlen(what); pad < 13; pad++) hp_buf_chr(b, ' ');
         hp_buf_str(b, what);
         hp_buf_u64w(b, t->objects, 13);
@@ -281,7 +283,6 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     return hp_buf_write(b, fd);
 }
 
-static const char *const age_names[HP_AGE_BUCKETS] = {"0", "1", "2", "3", "4+"};
 
 /* ---- CSV: one line per stack and breakdown, RFC 4180 quoting. ---- */
 static void csv_field(hp_buf *b, const char *text)
