@@ -30,7 +30,8 @@ typedef struct hp_rec {
     uint32_t req;      /* bytes the program asked for (saturating) */
     uint32_t granted;  /* bytes the collector granted, GC_size (saturating) */
     uint32_t birth;    /* census period at creation */
-    uint32_t ldv;      /* lag/drag/void/use word (ldv mode) */
+    uint32_t word;     /* the mode word: LDV word (ldv), retainer set or root bin
+                          (retainer, roots), with a per-census validity bit */
     uint8_t kind;      /* collector object kind */
     uint8_t how;       /* HP_HOW_* */
     uint8_t age;       /* collections survived (saturating at 255) */

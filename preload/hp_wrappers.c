@@ -65,7 +65,7 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     r->req = sat32(req);
     r->granted = sat32(granted);
     r->birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    r->ldv = 0;
+    r->word = 0;
     r->kind = (uint8_t)kind;
     r->how = (uint8_t)how;
     r->age = 0;
