@@ -13,6 +13,9 @@
 #include "../hp_writer/hp_prof.h"
 #include "../hp_writer/hp_symbols.h"
 #include "hp_report.h"
+#include "../retainer/hp_retainer.h"
+#include "../retainer/hp_rootrec.h"
+#include "../retainer/hp_trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +49,14 @@ static uint64_t shadow_at_peak, logs_at_peak;
 static int unjudged_census;       /* the last census was taken without a collection */
 static int peak_seen;
 static uint64_t signal_live_bytes, signal_live_objects;
+static int traversed_here;        /* this collection's MARK_END traversed the heap */
+
+/* Does a census need a traversal of the heap at MARK_END? (retainer
+ * profile, the rset= filter, the profile by named roots) */
+static int traversal_mode(void)
+{
+    return hp_rt.cfg.mode == HP_MODE_RETAINER || hp_rt.cfg.filter_rset[0];
+}
 
 int hp_census_init(void)
 {
@@ -71,6 +82,9 @@ int hp_census_init(void)
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
     if (hp_names_init(hp_rt.cfg.label_length) != 0) return -1;
     if (hp_symbols_init() != 0 || hp_prof_init() != 0) return -1;
+    if (traversal_mode() &&
+        (hp_trace_init() != 0 || hp_rootrec_init() != 0 || hp_retainer_init() != 0))
+        return -1;
     hp_hp_date(date, sizeof date, (long long)time(NULL));
     return 0;
 }
@@ -163,6 +177,7 @@ static int passes(const hp_rec *r)
         if (code != filter_kind_code && !(cat == HP_CAT_OTHER && filter_kind_code == HP_CAT_OTHER))
             return 0;
     }
+    if (hp_rt.cfg.filter_rset[0] && !hp_retainer_set_matches(r)) return 0;
     if (!hp_rt.cfg.filter_ccs[0] && !hp_rt.cfg.filter_module[0]) return 1;
     if (hp_vec_ensure(&filter_vec, (size_t)r->ccs + 1) != 0) return 1;
     uint8_t *f = (uint8_t *)filter_vec.base + r->ccs;
@@ -179,13 +194,19 @@ static int passes(const hp_rec *r)
 }
 
 /* Add a live object to the census being taken: by stack (modes cc and
- * module, folded into labels when the sample is written) or by kind label. */
-static int census_add(hp_ccs_stats *st, const hp_rec *r)
+ * module, folded into labels when the sample is written), by kind label,
+ * or by retainer set. `idx`: its index in the shadow table (SIZE_MAX when
+ * not known). */
+static int census_add(hp_ccs_stats *st, hp_rec *r, size_t idx)
 {
     if (!passes(r)) return 0;
     if (hp_rt.cfg.mode == HP_MODE_KIND) {
         uint32_t l = kind_label_of(r);
         if (ensure_label_bytes(l) == 0) ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
+    } else if (hp_rt.cfg.mode == HP_MODE_RETAINER) {
+        uint32_t l = hp_retainer_label_of(r, idx);
+        if (l != UINT32_MAX && ensure_label_bytes(l) == 0)
+            ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
     }
     st->census += r->granted;   /* per stack too: the report's live@peak */
     return 1;
@@ -236,7 +257,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         } else {
             r->flags |= HP_REC_TALLIED;
         }
-        if (census && (simple ? (st->census += r->granted, 1) : census_add(st, r))) {
+        if (census && (simple ? (st->census += r->granted, 1) : census_add(st, r, i))) {
             res.live_bytes += r->granted;
             res.live_objects++;
         }
@@ -254,7 +275,8 @@ sweep_impl(int census, int judge, int breakdown, int simple)
 static sweep_result sweep(int census, int judge)
 {
     int breakdown = hp_rt.cfg.report != 0;
-    int simple = hp_rt.cfg.mode != HP_MODE_KIND && !hp_rt.cfg.filter_ccs[0] &&
+    int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_RETAINER &&
+                 !hp_rt.cfg.filter_rset[0] && !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
     if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
         if (breakdown) return census ? sweep_impl(1, 1, 1, 1) : sweep_impl(0, 1, 1, 1);
@@ -295,7 +317,8 @@ static void write_sample_of(double t, uint64_t (*bytes_of)(uint32_t))
 {
     /* Fold stacks into labels (stacks with equal labels share a band);
      * mode kind added to the labels directly. */
-    for (uint32_t c = 0; c < nstats && hp_rt.cfg.mode != HP_MODE_KIND; c++) {
+    int by_stack = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_RETAINER;
+    for (uint32_t c = 0; c < nstats && by_stack; c++) {
         uint64_t bytes = bytes_of(c);
         if (!bytes) continue;
         uint32_t l = hp_rt.cfg.mode == HP_MODE_MODULE ? hp_names_module_label_of(c)
@@ -335,7 +358,7 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     (void)arg;
     if (r->ccs >= nstats) return;
     hp_ccs_stats *st = &((hp_ccs_stats *)stats_vec.base)[r->ccs];
-    if (census_add(st, r)) {
+    if (census_add(st, r, SIZE_MAX)) {
         signal_live_bytes += r->granted;
         signal_live_objects++;
     }
@@ -384,13 +407,45 @@ static void exit_death(hp_rec *r, hp_event ev, void *arg)
     if (bd) hp_report_death(bd, r);
 }
 
+int hp_census_due(int force, uint64_t start_ns)
+{
+    double now = hp_profile_seconds(start_ns);
+    return force || hp_rt.cfg.interval <= 0 || now - last_census_time >= hp_rt.cfg.interval ||
+           censuses == 0;
+}
+
+int hp_census_wants_traversal(void) { return traversal_mode(); }
+
+void hp_census_before_stop(void)
+{
+    if (traversal_mode()) hp_retainer_prepare();
+}
+
+void hp_census_mark_start(void)
+{
+    if (traversal_mode()) hp_rootrec_mark_start();
+}
+
+/* ---- MARK_END: the world is stopped (see hp_trace.h). ---- */
+void hp_census_traverse(uint64_t mark_ns)
+{
+    if (!traversal_mode()) return;
+    hp_shadow_drain(NULL, NULL);
+    hp_retainer_traverse(mark_ns);
+    traversed_here = 1;
+}
+/* ---- end of MARK_END code ---- */
+
 static void census_pass(int force, int judge, uint64_t start_ns)
 {
     uint64_t t0 = hp_mono_ns();
     double now = hp_profile_seconds(start_ns);
     if (judge) collections++;
-    int census = force || hp_rt.cfg.interval <= 0 ||
-                 now - last_census_time >= hp_rt.cfg.interval || censuses == 0;
+    int census = hp_census_due(force, start_ns);
+    /* A census in a traversal mode is taken where the traversal was (a
+     * census forced while this collection ran waits for the next one). */
+    if (traversal_mode() && judge && !traversed_here) census = 0;
+    traversed_here = 0;
     hp_shadow_drain(NULL, NULL);
     sweep_result res = sweep(census, judge);
     if (census) {
@@ -411,6 +466,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             write_sample(now);
             release_output_role();
         }
+        if (traversal_mode()) hp_retainer_census_done(now);
         /* Reset the per-stack census counts (and keep the peak's). */
         hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
         for (uint32_t c = 0; c < nstats; c++) {
@@ -536,6 +592,7 @@ void hp_census_finish(int from_signal)
                     hp_report_complete(c, cs->objects, cs->bytes, cs->requested);
                 }
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
+                if (traversal_mode()) hp_retainer_write_prof(fd);
                 close(fd);
             }
             fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -19,6 +19,14 @@ int hp_census_init(void);
  * `force` is set, stamped with the profile time at `start_ns` (when the
  * collection began). */
 void hp_census_on_collection(int force, uint64_t start_ns);
+/* Would a collection that started at `start_ns` take a census? */
+int hp_census_due(int force, uint64_t start_ns);
+/* Traversal modes (retainer, rset=): the census needs a heap traversal at
+ * MARK_END; these are called from the collection events. */
+int hp_census_wants_traversal(void);
+void hp_census_before_stop(void);          /* lock held, world running */
+void hp_census_mark_start(void);           /* world stopped */
+void hp_census_traverse(uint64_t mark_ns); /* MARK_END, world stopped */
 /* A census when no collection can be had (the collector is disabled at
  * exit): every record not yet found dead counts as live. Lock held. */
 void hp_census_without_collection(void);

@@ -4,6 +4,7 @@
 #include "hp_census.h"
 #include "../preload/hp_real.h"
 #include "../preload/hp_runtime.h"
+#include "../preload/hp_thread.h"
 
 #include "../hp_writer/hp_symbols.h"
 
@@ -29,17 +30,45 @@ static void exclude_since(uint64_t t0, uint64_t excluded_before)
  * stopped: nothing here takes a lock or allocates. Only RECLAIM_END does
  * work, and the world is running by then. ---- */
 static uint64_t collection_start_ns;       /* allocation lock held when used */
+static uint64_t mark_start_ns;
+static uint64_t excluded_at_start;         /* profiler time when the collection began */
+static int traverse_due;                   /* this collection's census needs a traversal */
 
 static void hp_on_collection_event(GC_EventType ev)
 {
     /* A census shows the heap as the collection found it: stamp it with
      * the time the collection started. (Incremental collections have no
      * START; their first stop-the-world stands in for it.) */
-    if ((ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) && !collection_start_ns)
+    if ((ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) && !collection_start_ns) {
         collection_start_ns = hp_mono_ns();
+        excluded_at_start = atomic_load(&hp_rt.excluded_ns);
+        /* Traversal modes: the world is still running; get ready. */
+        traverse_due = hp_census_wants_traversal() &&
+                       hp_census_due(atomic_load(&force_census), collection_start_ns);
+        if (traverse_due) {
+            uint64_t t0 = hp_mono_ns();
+            hp_census_before_stop();
+            atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+        }
+    }
+    if (ev == GC_EVENT_MARK_START && traverse_due) {
+        mark_start_ns = hp_mono_ns();
+        hp_census_mark_start();
+    }
+    if (ev == GC_EVENT_MARK_END && traverse_due && mark_start_ns) {
+        hp_census_traverse(hp_mono_ns() - mark_start_ns);
+        mark_start_ns = 0;
+        traverse_due = 0;
+    }
     if (ev == GC_EVENT_RECLAIM_END) {
-        uint64_t start = collection_start_ns ? collection_start_ns : hp_mono_ns();
+        /* The census's time is the profile time when the collection began:
+         * profiler time spent since then (a traversal) does not move it. */
+        uint64_t start = collection_start_ns
+            ? collection_start_ns + (atomic_load(&hp_rt.excluded_ns) - excluded_at_start)
+            : hp_mono_ns();
         collection_start_ns = 0;
+        traverse_due = 0;
+        mark_start_ns = 0;
         hp_census_on_collection(atomic_exchange(&force_census, 0), start);
     }
     GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
@@ -148,7 +177,10 @@ void hp_hooks_final_collection(void)
     int may_collect = !hp_real.GC_thread_is_registered || hp_real.GC_thread_is_registered();
     if (may_collect) {
         atomic_store(&force_census, 1);
+        hp_thread *t = &hp_tls;
+        if (t->depth++ == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
         hp_real.GC_gcollect();
+        t->depth--;
         atomic_store(&force_census, 0);
     }
     if (atomic_load(&hp_rt.period) == before)

@@ -26,11 +26,14 @@ typedef struct hp_module {
     int loaded;                  /* symbols read (or tried) */
     hp_fsym *syms;
     uint32_t nsyms;
+    int data_loaded;             /* data (object) symbols read (or tried) */
+    hp_fsym *dsyms;
+    uint32_t ndsyms;
 } hp_module;
 
-static hp_arena sym_arena;
+static hp_arena sym_arena, data_arena;
 static hp_module modules[HP_MAX_MODULES];
-static int nmodules;
+static int nmodules;   /* entries are complete before the count is published */
 static int in_signal;
 static char exe_path[4096];
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,7 +52,9 @@ void hp_symbols_postfork(void) { pthread_mutex_unlock(&sym_lock); }
 
 int hp_symbols_init(void)
 {
-    if (hp_arena_init(&sym_arena, (size_t)4 << 30) != 0) return -1;
+    if (hp_arena_init(&sym_arena, (size_t)4 << 30) != 0 ||
+        hp_arena_init(&data_arena, (size_t)4 << 30) != 0)
+        return -1;
     ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
     exe_path[n > 0 ? n : 0] = 0;
     return 0;
@@ -93,7 +98,7 @@ static int on_module(struct dl_phdr_info *info, size_t size, void *data)
     const char *slash = strrchr(file, '/');
     m->base = arena_strdup(slash ? slash + 1 : file);
     if (!m->path || !m->base) return 1;
-    nmodules++;
+    __atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -203,12 +208,14 @@ static const unsigned char *map_debug_file(const unsigned char *img, size_t len,
     return NULL;
 }
 
-static void load_symbols(hp_module *m)
+/* Read module m's symbols of one family (functions, or data objects) into
+ * a sorted array from `arena`. */
+static uint32_t read_symbols(hp_module *m, int data, hp_arena *arena, hp_fsym **result)
 {
-    m->loaded = 1;
+    *result = NULL;
     size_t len;
     const unsigned char *img = map_elf(m->path[0] ? m->path : exe_path, &len);
-    if (!img) return;
+    if (!img) return 0;
     int is_dyn = ((const ElfW(Ehdr) *)img)->e_type == ET_DYN;
     const ElfW(Shdr) *symtab = section(img, SHT_SYMTAB);
     if (!symtab) {
@@ -223,19 +230,20 @@ static void load_symbols(hp_module *m)
     }
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
     const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
-    if (!symtab || symtab->sh_link >= eh->e_shnum) return;
+    if (!symtab || symtab->sh_link >= eh->e_shnum) return 0;
     const ElfW(Shdr) *strtab = &sh[symtab->sh_link];
     if (symtab->sh_offset + symtab->sh_size > len || strtab->sh_offset + strtab->sh_size > len)
-        return;
+        return 0;
     const ElfW(Sym) *syms = (const ElfW(Sym) *)(img + symtab->sh_offset);
     size_t count = symtab->sh_size / sizeof(ElfW(Sym));
     const char *names = (const char *)(img + strtab->sh_offset);
-    hp_fsym *out = hp_arena_alloc(&sym_arena, count * sizeof *out + 1);
-    if (!out) return;
+    hp_fsym *out = hp_arena_alloc(arena, count * sizeof *out + 1);
+    if (!out) return 0;
     uint32_t n = 0;
     for (size_t i = 0; i < count; i++) {
         int type = ELF64_ST_TYPE(syms[i].st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_shndx == SHN_UNDEF ||
+        int want = data ? type == STT_OBJECT : (type == STT_FUNC || type == STT_GNU_IFUNC);
+        if (!want || syms[i].st_shndx == SHN_UNDEF ||
             syms[i].st_value == 0 || syms[i].st_name >= strtab->sh_size)
             continue;
         out[n].addr = (is_dyn ? m->bias : 0) + syms[i].st_value;
@@ -244,8 +252,14 @@ static void load_symbols(hp_module *m)
         n++;
     }
     heapsort_syms(out, n);
-    m->syms = out;
-    m->nsyms = n;
+    *result = out;
+    return n;
+}
+
+static void load_symbols(hp_module *m)
+{
+    m->loaded = 1;
+    m->nsyms = read_symbols(m, 0, &sym_arena, &m->syms);
 }
 
 static int module_at(uintptr_t pc)
@@ -285,25 +299,61 @@ int hp_symbols_module_of(uintptr_t addr)
     return i;
 }
 
-/* The symbol covering pc in module m, or NULL. */
-static const hp_fsym *symbol_at(hp_module *m, uintptr_t pc)
+/* The symbol of a sorted array covering pc, or NULL; a symbol without a
+ * size covers `unsized` bytes. */
+static const hp_fsym *symbol_in(const hp_fsym *syms, uint32_t nsyms, uintptr_t pc,
+                                uintptr_t unsized)
 {
-    if (!m->loaded) load_symbols(m);
     /* The last symbol starting at or below pc. */
-    uint32_t lo = 0, hi = m->nsyms;
+    uint32_t lo = 0, hi = nsyms;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->syms[mid].addr <= pc) lo = mid + 1;
+        if (syms[mid].addr <= pc) lo = mid + 1;
         else hi = mid;
     }
     if (lo == 0) return NULL;
     /* Among symbols at the same address prefer one with a size covering pc. */
-    for (uint32_t k = lo; k-- > 0 && m->syms[k].addr == m->syms[lo - 1].addr;) {
-        const hp_fsym *s = &m->syms[k];
-        if (s->size == 0 ? pc - s->addr < 4096 : pc < s->addr + s->size) return s;
+    for (uint32_t k = lo; k-- > 0 && syms[k].addr == syms[lo - 1].addr;) {
+        const hp_fsym *s = &syms[k];
+        if (s->size == 0 ? pc - s->addr < unsized : pc < s->addr + s->size) return s;
     }
     return NULL;
 }
+
+/* The symbol covering pc in module m, or NULL. */
+static const hp_fsym *symbol_at(hp_module *m, uintptr_t pc)
+{
+    if (!m->loaded) load_symbols(m);
+    return symbol_in(m->syms, m->nsyms, pc, 4096);
+}
+
+/* ---- Lock-free: called by the owner (collector's lock held), possibly
+ * with the world stopped, so it must not take sym_lock (a stopped thread
+ * may hold it). The module list is read as published; a module's data
+ * symbols are read on first use (open, mmap: no lock, no malloc) into
+ * data_arena, which only such serialised callers touch. ---- */
+int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out)
+{
+    int n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+    for (int i = n - 1; i >= 0; i--) {
+        hp_module *m = &modules[i];
+        if (addr < m->lo || addr >= m->hi) continue;
+        if (!m->data_loaded) {
+            m->data_loaded = 1;
+            m->ndsyms = read_symbols(m, 1, &data_arena, &m->dsyms);
+        }
+        const hp_fsym *s = symbol_in(m->dsyms, m->ndsyms, addr, 8);
+        out->name = s ? s->name : NULL;
+        out->start = s ? s->addr : addr;
+        out->end = s ? (s->size ? s->addr + s->size : s->addr + 8) : addr + 8;
+        out->module = i;
+        out->module_base = m->base;
+        out->module_lo = m->lo;
+        return 1;
+    }
+    return 0;
+}
+/* ---- end of lock-free code ---- */
 
 hp_sym_info hp_symbols_lookup(uintptr_t pc)
 {

@@ -29,6 +29,18 @@ int hp_symbols_module_of(uintptr_t addr);
 uintptr_t hp_symbols_function_start(uintptr_t pc);
 /* The address span of the module containing `addr`: 0, or -1 if none. */
 int hp_symbols_module_span(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+/* The data object (global or static variable) at `addr`, for naming
+ * static-data roots: returns 0 when no known module holds addr. Takes no
+ * lock: for a caller holding the collector's lock (even with the world
+ * stopped); such callers are serialised by that lock. */
+typedef struct hp_data_sym {
+    const char *name;         /* NULL when no symbol covers addr */
+    uintptr_t start, end;     /* the symbol's span (or [addr, addr+8)) */
+    int module;
+    const char *module_base;  /* basename of the module */
+    uintptr_t module_lo;      /* where the module is mapped */
+} hp_data_sym;
+int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out);
 /* Around fork(). */
 void hp_symbols_prefork(void);
 void hp_symbols_postfork(void);

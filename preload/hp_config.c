@@ -9,7 +9,8 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "out=PATH, " \
-    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME"
+    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
+    "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -21,6 +22,7 @@ void hp_config_defaults(hp_config *c)
     c->depth = 8;
     c->label_length = 25;
     c->unwind = HP_UNWIND_LIBUNWIND;
+    c->bound = 8;
 }
 
 const char *hp_config_help(void)
@@ -34,9 +36,10 @@ const char *hp_config_help(void)
 "  cc          live bytes by allocating call stack (GHC -hc)\n"
 "  module      live bytes by module of the allocating function (GHC -hm)\n"
 "  kind        live bytes by object kind and size, e.g. normal:32 (GHC -hd/-hy)\n"
-"  retainer    live bytes by retainer set (GHC -hr)         [not in this version]\n"
+"  retainer    live bytes by retainer set (GHC -hr): who keeps memory alive\n"
 "  ldv         lag/drag/void/use biography (GHC -hb)        [not in this version]\n"
-"  roots       live bytes by user-named roots               [not in this version]\n"
+"  roots       live bytes by the sets of named roots reaching them\n"
+"              (heapprof_set_roots() in the program, see heapprof.h)\n"
 "  help        print this text and exit\n"
 "\n"
 "options:\n"
@@ -59,6 +62,12 @@ const char *hp_config_help(void)
 "              (e.g. libfoo.so.1, or the program's name)\n"
 "  kind=NAME   heap profile only of objects of kind NAME: normal, atomic,\n"
 "              uncollectable, typed, gcj, finalized, or kindN\n"
+"  retainers=F[+F...]  retainer mode: objects allocated with function F on\n"
+"              their stack are retainers too (roots always are)\n"
+"  bound=N     retainer sets larger than N print as MANY (GHC -R; default 8)\n"
+"  rset=R[+R...]  any mode: profile only objects whose retainer set holds a\n"
+"              retainer named R (GHC -hr), e.g. rset=g_cache or stack:main\n"
+"  noroot=yes  roots mode: show bytes reachable from no named root as NOROOT\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -206,6 +215,30 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                         "such as normal or atomic)", s, n);
                 memcpy(dst, v, vlen);
                 dst[vlen] = 0;
+            } else if (key_is(s, klen, "retainers") || key_is(s, klen, "rset")) {
+                char *dst = key_is(s, klen, "rset") ? c->filter_rset : c->retainers;
+                int bad = vlen == 0 || vlen >= HP_FILTER_MAX || v[0] == '+' || v[vlen - 1] == '+';
+                for (size_t k = 0; k < vlen; k++)
+                    if ((unsigned char)v[k] <= ' ' || v[k] == '/' || v[k] == '"' ||
+                        (v[k] == '+' && k + 1 < vlen && v[k + 1] == '+'))
+                        bad = 1;
+                if (bad)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': retainers= and rset= take "
+                        "names joined by '+', e.g. retainers=session_new+cache_put or "
+                        "rset=g_cache+stack:main", s, n);
+                memcpy(dst, v, vlen);
+                dst[vlen] = 0;
+            } else if (key_is(s, klen, "bound")) {
+                if (parse_int(v, vlen, 1, 64, &c->bound) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': bound takes a whole "
+                        "number from 1 to 64 (GHC -R)", s, n);
+            } else if (key_is(s, klen, "noroot")) {
+                if (key_is(v, vlen, "yes")) c->noroot = 1;
+                else if (key_is(v, vlen, "no")) c->noroot = 0;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': noroot is yes or no", s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

@@ -29,6 +29,13 @@ typedef struct hp_config {
     /* Filters of the heap profile ("" = none): a function on the stack
      * (GHC -hC), the allocating function's module, the object kind. */
     char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];
+    /* Retainer profile: functions whose objects are retainers ('+'-separated
+     * names), the set-size bound (GHC -R), and the filter by retainer
+     * (GHC -hr: objects whose retainer set holds one of these names). */
+    char retainers[HP_FILTER_MAX];
+    int bound;
+    char filter_rset[HP_FILTER_MAX];
+    int noroot;           /* roots mode: show bytes reachable from no named root */
 } hp_config;
 
 void hp_config_defaults(hp_config *c);

@@ -32,7 +32,9 @@
     X(GC_base) X(GC_size) X(GC_is_marked) X(GC_get_kind_and_size) X(GC_gcollect) \
     X(GC_call_with_alloc_lock) X(GC_is_incremental_mode) X(GC_get_gc_no) \
     X(GC_allow_register_threads) X(GC_register_my_thread) X(GC_thread_is_registered) \
-    X(GC_unregister_my_thread) X(GC_get_stack_base) X(GC_is_disabled)
+    X(GC_unregister_my_thread) X(GC_get_stack_base) X(GC_is_disabled) \
+    X(GC_push_all) X(GC_push_all_eager) X(GC_get_all_interior_pointers) \
+    X(GC_gcollect_and_unmap) X(GC_try_to_collect) X(GC_collect_a_little)
 
 typedef struct hp_real_fns {
 #define HP_REAL_FIELD(name) __typeof__(&name) name;

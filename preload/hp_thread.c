@@ -2,6 +2,9 @@
 #include "hp_thread.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <string.h>
 
 #include "hp_mem.h"
@@ -9,6 +12,9 @@
 __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
+static hp_vec stack_vec;              /* hp_stack_entry[] */
+static _Atomic uint32_t stacks_claimed, stacks_published;
+#define HP_STACKS_MAX (1u << 20)
 static hp_arena cache_arena;
 static hp_caches *free_caches;   /* recycled from exited threads */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +52,33 @@ void hp_thread_init_key(void)
 {
     pthread_key_create(&exit_key, on_thread_exit);
     hp_arena_init(&cache_arena, (size_t)1 << 30);
+    if (hp_vec_reserve(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry)) == 0)
+        hp_vec_ensure(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry));  /* pages fault in as used */
+}
+
+/* Lock-free append: claim a slot, fill it, then publish in order. */
+static void register_stack(uintptr_t lo, uintptr_t hi)
+{
+    if (!stack_vec.base || !hi) return;
+    uint32_t i = atomic_fetch_add(&stacks_claimed, 1);
+    if (i >= HP_STACKS_MAX) return;
+    hp_stack_entry *e = &((hp_stack_entry *)stack_vec.base)[i];
+    e->lo = lo;
+    e->hi = hi;
+    e->ordinal = i;
+    e->is_main = syscall(SYS_gettid) == getpid();
+    uint32_t expect = i;
+    while (!atomic_compare_exchange_weak(&stacks_published, &expect, i + 1)) expect = i;
+}
+
+/* ---- Called from collector callbacks with the world stopped: reads only. ---- */
+const hp_stack_entry *hp_thread_stack_of(uintptr_t addr)
+{
+    uint32_t n = atomic_load(&stacks_published);
+    const hp_stack_entry *s = (const hp_stack_entry *)stack_vec.base;
+    for (uint32_t i = n; i-- > 0;)
+        if (addr >= s[i].lo && addr < s[i].hi) return &s[i];
+    return NULL;
 }
 
 int hp_thread_setup(hp_thread *t)
@@ -61,6 +94,7 @@ int hp_thread_setup(hp_thread *t)
         }
         pthread_attr_destroy(&attr);
     }
+    register_stack(t->stack_lo, t->stack_hi);
     t->log = hp_shadow_log_new();
     if (!t->log) return -1;
     t->caches = cache_get();

@@ -52,6 +52,7 @@ typedef struct hp_thread {
     uint32_t check_every;
     uint64_t last_check_ns;
     uintptr_t stack_lo, stack_hi;
+    uintptr_t gc_entry_frame; /* frame of the outermost GC_ call (valid while depth > 0) */
     int cc_depth;            /* explicit cost centres pushed (may exceed HP_CC_MAX) */
     uint32_t cc[HP_CC_MAX];  /* their name ids, outermost first */
 } hp_thread;
@@ -62,5 +63,17 @@ extern __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
  * of memory (the thread's allocations are then not recorded). */
 int hp_thread_setup(hp_thread *t);
 void hp_thread_init_key(void);
+
+/* The stacks of every thread set up so far, for naming stack roots
+ * (retainer profiling). Appended once per thread (lock-free), never
+ * removed: a later thread whose stack reuses the memory is found first.
+ * Readable from a collector callback with the world stopped. */
+typedef struct hp_stack_entry {
+    uintptr_t lo, hi;
+    uint32_t ordinal;   /* 0 for the first thread set up (main), then 1, 2, ... */
+    uint32_t is_main;
+} hp_stack_entry;
+/* The entry whose stack holds `addr` (newest first), or NULL. */
+const hp_stack_entry *hp_thread_stack_of(uintptr_t addr);
 
 #endif

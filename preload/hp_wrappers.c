@@ -40,8 +40,10 @@ static inline hp_thread *enter(void)
 {
     hp_thread *t = &hp_tls;
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    if (t->depth == 0 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
-    t->depth++;
+    /* Where the program's frames end, should a collection run inside this
+     * call (the retainer profile's roots on this thread's stack). */
+    if (t->depth == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+    if (++t->depth == 1 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
     return t;
 }
 
@@ -243,6 +245,34 @@ void GC_debug_free(void *p)
     note_free(p);
     hp_real.GC_debug_free(p);
 }
+
+/* Explicit collections: only to mark where the program's frames end on
+ * the collecting thread (see enter()). */
+#define WRAP_COLLECT(ret_t, name, params, args)                               \
+    ret_t name params                                                         \
+    {                                                                         \
+        hp_thread *t_ = enter();                                              \
+        ret_t r_ = hp_real.name args;                                         \
+        t_->depth--;                                                          \
+        return r_;                                                            \
+    }
+
+void GC_gcollect(void)
+{
+    hp_thread *t = enter();
+    hp_real.GC_gcollect();
+    t->depth--;
+}
+
+void GC_gcollect_and_unmap(void)
+{
+    hp_thread *t = enter();
+    hp_real.GC_gcollect_and_unmap();
+    t->depth--;
+}
+
+WRAP_COLLECT(int, GC_try_to_collect, (GC_stop_func f), (f))
+WRAP_COLLECT(int, GC_collect_a_little, (void), ())
 
 /* Finalizers run inside allocation calls; what they allocate is theirs. */
 int GC_invoke_finalizers(void)

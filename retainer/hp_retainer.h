@@ -1,0 +1,43 @@
+/* hp_retainer: the retainer profile (HEAPPROF=retainer), GHC's -hr for C.
+ *
+ * At a census, roots are what the collector pushed (hp_rootrec): static
+ * data, named by the global variable holding the pointer (else
+ * module+offset); thread stacks, named per thread; anything else pushed
+ * (GC_add_roots ranges outside modules, a program's own pushes), named by
+ * address. Heap objects whose cost-centre stack has a function named in
+ * `retainers=` are retainers too, named by their cost-centre stack. An
+ * object's retainer set: the retainers it is reachable from without
+ * passing through another retainer (the seed's retain(c, r)); sets are
+ * interned for the whole run (an order-independent hash), and a set that
+ * would grow past `bound=` is MANY.
+ *
+ * hp_retainer_traverse runs at MARK_END (world stopped, lock held); the
+ * rest in the census at RECLAIM_END (lock held, world running) and when
+ * output is written. */
+#ifndef HP_RETAINER_H
+#define HP_RETAINER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../preload/hp_shadow.h"
+
+int hp_retainer_init(void);
+/* Before the world stops, when a census is due (lock held): classify new
+ * cost-centre stacks against retainers= (reads symbols). */
+void hp_retainer_prepare(void);
+/* MARK_END of a collection that takes a census (world stopped). */
+void hp_retainer_traverse(uint64_t mark_ns);
+/* The census: the band label of a live record, or UINT32_MAX when it has
+ * no retainer set this census (not reached; `idx` >= the records indexed
+ * means it was allocated during the collection). Counts for the sanity
+ * line. */
+uint32_t hp_retainer_label_of(hp_rec *r, size_t idx);
+/* The census is complete (profile time t): close its .prof line. */
+void hp_retainer_census_done(double t);
+/* Does record r's retainer set (this census) hold a retainer whose name is
+ * one of `names` ('+'-separated)? (the rset= filter) */
+int hp_retainer_set_matches(const hp_rec *r);
+/* The retainer section of the .prof file. */
+void hp_retainer_write_prof(int fd);
+
+#endif

@@ -1,0 +1,75 @@
+/* hp_trace: the heap traversal shared by the retainer profile and the
+ * profile by user-named roots.
+ *
+ * A conservative walk over the live heap, the way the collector marks it:
+ * every aligned word of a pointer-containing object that points into a live
+ * object is an edge (interior pointers count when the collector counts
+ * them), pointer-free objects have no out-edges. Each object carries one
+ * 32-bit label (a retainer set, a root bin): tracked objects in their
+ * shadow record's mode word, with a validity bit flipped per traversal so
+ * that records are never cleared; objects the profiler does not track
+ * (the collector's own, free slots reached conservatively) in the
+ * traversal's own index. The walk is iterative, on an explicit stack in
+ * profiler memory: no recursion, no depth limit, no allocation.
+ *
+ * A client (hp_retainer, hp_roots) says what reaching an object with a
+ * payload does to its label and what to pass on to its children.
+ *
+ * Runs at MARK_END of a collection, with the allocation lock held and the
+ * world stopped (threads' stacks hold still, marks are final for what is
+ * reachable from the roots): nothing here takes a lock or allocates. */
+#ifndef HP_TRACE_H
+#define HP_TRACE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../preload/hp_shadow.h"
+
+/* The mode word of a record: validity (this traversal's parity), a flag
+ * saying a label is set, and the label. */
+#define HP_TRACE_PARITY_BIT 0x80000000u
+#define HP_TRACE_SET_BIT 0x40000000u
+#define HP_TRACE_LABEL_MASK 0x3fffffffu
+
+/* Reaching an object with payload `in`: `*label` is its label (valid says
+ * whether it has one yet this traversal); `rec` its record, or NULL for an
+ * object heapprof does not track. Update *label; return 1 to scan the
+ * object's contents with payload *out. */
+typedef int (*hp_trace_visit_fn)(uint32_t *label, int valid, const hp_rec *rec,
+                                 uint64_t in, uint64_t *out);
+
+typedef struct hp_trace_stats {
+    uint64_t visits;          /* visit calls */
+    uint64_t objects;         /* distinct objects reached */
+    uint64_t words;           /* words scanned */
+    uint64_t untracked;       /* objects reached that heapprof does not track */
+} hp_trace_stats;
+
+int hp_trace_init(void);
+/* Start a traversal: index every record of the shadow table (drained by
+ * the caller) and flip the parity. Returns 0, or -1 when out of memory. */
+int hp_trace_begin(hp_trace_visit_fn visit);
+/* Reach whatever the words of [lo, hi) point to, with `payload`.
+ * `interior`: interior pointers count (stacks: always, as the collector's
+ * eager push). `copy`: read the words from here instead of lo. */
+void hp_trace_range(uintptr_t lo, uintptr_t hi, const void *copy, int interior,
+                    uint64_t payload);
+/* The label of the live object at `base` (a named root): reach it. */
+int hp_trace_object(uintptr_t base, uint64_t payload);
+/* Follow the edges until the stack is empty. */
+void hp_trace_run(void);
+/* Finish; records [0, *indexed) were in the index. */
+hp_trace_stats hp_trace_end(size_t *indexed);
+
+/* Could `v` point into the heap? (the collector's plausible bounds,
+ * read at hp_trace_begin) */
+int hp_trace_plausible(uintptr_t v);
+
+/* Is record r's label from the last traversal? (census side) */
+uint32_t hp_trace_parity(void);
+static inline int hp_trace_valid(uint32_t word, uint32_t parity)
+{
+    return (word & HP_TRACE_SET_BIT) && (word & HP_TRACE_PARITY_BIT) == parity;
+}
+
+#endif
