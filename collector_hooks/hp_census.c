@@ -16,6 +16,7 @@
 #include "../retainer/hp_retainer.h"
 #include "../retainer/hp_rootrec.h"
 #include "../retainer/hp_trace.h"
+#include "../roots/hp_roots.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,10 +54,14 @@ static int traversed_here;        /* this collection's MARK_END traversed the he
 
 /* Does a census need a traversal of the heap at MARK_END? (retainer
  * profile, the rset= filter, the profile by named roots) */
-static int traversal_mode(void)
+static int retainer_sets(void)
 {
     return hp_rt.cfg.mode == HP_MODE_RETAINER || hp_rt.cfg.filter_rset[0];
 }
+
+static int named_roots(void) { return hp_rt.cfg.mode == HP_MODE_ROOTS; }
+
+static int traversal_mode(void) { return retainer_sets() || named_roots(); }
 
 int hp_census_init(void)
 {
@@ -82,9 +87,9 @@ int hp_census_init(void)
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
     if (hp_names_init(hp_rt.cfg.label_length) != 0) return -1;
     if (hp_symbols_init() != 0 || hp_prof_init() != 0) return -1;
-    if (traversal_mode() &&
-        (hp_trace_init() != 0 || hp_rootrec_init() != 0 || hp_retainer_init() != 0))
-        return -1;
+    if (traversal_mode() && hp_trace_init() != 0) return -1;
+    if (retainer_sets() && (hp_rootrec_init() != 0 || hp_retainer_init() != 0)) return -1;
+    if (hp_roots_init() != 0) return -1;   /* the API keeps roots in any mode */
     hp_hp_date(date, sizeof date, (long long)time(NULL));
     return 0;
 }
@@ -207,6 +212,10 @@ static int census_add(hp_ccs_stats *st, hp_rec *r, size_t idx)
         uint32_t l = hp_retainer_label_of(r, idx);
         if (l != UINT32_MAX && ensure_label_bytes(l) == 0)
             ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
+    } else if (hp_rt.cfg.mode == HP_MODE_ROOTS) {
+        uint32_t l = hp_roots_label_of(r);
+        if (l != UINT32_MAX && ensure_label_bytes(l) == 0)
+            ((uint64_t *)label_bytes_vec.base)[l] += r->granted;
     }
     st->census += r->granted;   /* per stack too: the report's live@peak */
     return 1;
@@ -275,7 +284,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
 static sweep_result sweep(int census, int judge)
 {
     int breakdown = hp_rt.cfg.report != 0;
-    int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_RETAINER &&
+    int simple = hp_rt.cfg.mode != HP_MODE_KIND && !traversal_mode() &&
                  !hp_rt.cfg.filter_rset[0] && !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
     if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
@@ -317,7 +326,8 @@ static void write_sample_of(double t, uint64_t (*bytes_of)(uint32_t))
 {
     /* Fold stacks into labels (stacks with equal labels share a band);
      * mode kind added to the labels directly. */
-    int by_stack = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_RETAINER;
+    int by_stack = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_RETAINER &&
+                   hp_rt.cfg.mode != HP_MODE_ROOTS;
     for (uint32_t c = 0; c < nstats && by_stack; c++) {
         uint64_t bytes = bytes_of(c);
         if (!bytes) continue;
@@ -418,12 +428,12 @@ int hp_census_wants_traversal(void) { return traversal_mode(); }
 
 void hp_census_before_stop(void)
 {
-    if (traversal_mode()) hp_retainer_prepare();
+    if (retainer_sets()) hp_retainer_prepare();
 }
 
 void hp_census_mark_start(void)
 {
-    if (traversal_mode()) hp_rootrec_mark_start();
+    if (retainer_sets()) hp_rootrec_mark_start();
 }
 
 /* ---- MARK_END: the world is stopped (see hp_trace.h). ---- */
@@ -431,7 +441,8 @@ void hp_census_traverse(uint64_t mark_ns)
 {
     if (!traversal_mode()) return;
     hp_shadow_drain(NULL, NULL);
-    hp_retainer_traverse(mark_ns);
+    if (named_roots()) hp_roots_traverse(mark_ns);
+    else hp_retainer_traverse(mark_ns);
     traversed_here = 1;
 }
 /* ---- end of MARK_END code ---- */
@@ -446,6 +457,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
      * census forced while this collection ran waits for the next one). */
     if (traversal_mode() && judge && !traversed_here) census = 0;
     traversed_here = 0;
+    if (named_roots() && judge) hp_roots_check_alive(now);
     hp_shadow_drain(NULL, NULL);
     sweep_result res = sweep(census, judge);
     if (census) {
@@ -466,7 +478,8 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             write_sample(now);
             release_output_role();
         }
-        if (traversal_mode()) hp_retainer_census_done(now);
+        if (named_roots()) hp_roots_census_done(now);
+        else if (retainer_sets()) hp_retainer_census_done(now);
         /* Reset the per-stack census counts (and keep the peak's). */
         hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
         for (uint32_t c = 0; c < nstats; c++) {
@@ -489,6 +502,7 @@ void hp_census_note_free(uintptr_t base)
 {
     uint64_t t0 = hp_mono_ns();
     hp_shadow_note_free(base, NULL, NULL);
+    if (named_roots()) hp_roots_note_free(base);
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 
@@ -592,7 +606,8 @@ void hp_census_finish(int from_signal)
                     hp_report_complete(c, cs->objects, cs->bytes, cs->requested);
                 }
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
-                if (traversal_mode()) hp_retainer_write_prof(fd);
+                if (named_roots()) hp_roots_write_prof(fd);
+                else if (retainer_sets()) hp_retainer_write_prof(fd);
                 close(fd);
             }
             fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

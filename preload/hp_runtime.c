@@ -235,11 +235,11 @@ void hp_ensure_init(void)
         hp_say(hp_config_help());
         _exit(0);
     }
-    if (hp_rt.cfg.mode == HP_MODE_LDV || hp_rt.cfg.mode == HP_MODE_ROOTS) {
+    if (hp_rt.cfg.mode == HP_MODE_LDV) {
         char msg[400];
         snprintf(msg, sizeof msg,
                  "heapprof: mode '%s' is not available in this version of heapprof "
-                 "(it has cc, module, kind and retainer); run with HEAPPROF=cc (by call stack), "
+                 "(it has cc, module, kind, retainer and roots); run with HEAPPROF=cc (by call stack), "
                  "or leave HEAPPROF unset", hp_mode_name(hp_rt.cfg.mode));
         die(msg, 2);
     }

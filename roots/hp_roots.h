@@ -1,0 +1,50 @@
+/* hp_roots: the profile by user-named roots (HEAPPROF=roots).
+ *
+ * A program names up to HP_ROOTS_MAX objects with heapprof_set_roots()
+ * (include/heapprof.h). At each census every live object gets the set of
+ * named roots that reach it (one bit per root, conservative edges, the
+ * traversal of hp_trace), and the profile has one band per non-empty set,
+ * labelled by the names joined with '-' in the order the roots were given.
+ * Sets are interned in a sparse table (mask -> bin), so any of the 2^64
+ * combinations costs only what is used. Roots are weak: the table holding
+ * them is profiler memory the collector never scans; a root whose object
+ * dies (or is freed) drops out, and .prof says when.
+ *
+ * The API functions run on program threads and change the table under the
+ * collector's allocation lock, so a census never sees a half-made change;
+ * the traversal runs at MARK_END (world stopped, lock held). */
+#ifndef HP_ROOTS_H
+#define HP_ROOTS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../preload/hp_shadow.h"
+
+#define HP_ROOTS_MAX 64
+#define HP_ROOT_NAME_MAX 64
+
+int hp_roots_init(void);
+/* MARK_END of a census collection (world stopped). */
+void hp_roots_traverse(uint64_t mark_ns);
+/* RECLAIM_END of every collection, before the sweep: roots whose objects
+ * died drop out (lock held). */
+void hp_roots_check_alive(double now);
+/* GC_free of `base` (lock held). */
+void hp_roots_note_free(uintptr_t base);
+/* The census: band label of a live record, or UINT32_MAX (reached by no
+ * named root and NOROOT not asked for). */
+uint32_t hp_roots_label_of(hp_rec *r);
+void hp_roots_census_done(double t);
+void hp_roots_write_prof(int fd);
+
+/* Error codes of the public API (include/heapprof.h). */
+enum {
+    HP_ROOTS_OK = 0,
+    HP_ROOTS_EINVAL = -1,    /* NULL, empty, too long or unprintable name; NULL roots array */
+    HP_ROOTS_EEXIST = -2,    /* a name given twice */
+    HP_ROOTS_ENOSPC = -3,    /* more than HP_ROOTS_MAX roots */
+    HP_ROOTS_ENOTGC = -4,    /* the pointer is not in the collector's heap */
+    HP_ROOTS_ENOENT = -5,    /* remove: no root of that name */
+};
+
+#endif
