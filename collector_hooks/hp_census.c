@@ -431,9 +431,9 @@ void hp_census_before_stop(void)
     if (retainer_sets()) hp_retainer_prepare();
 }
 
-void hp_census_mark_start(void)
+void hp_census_mark_end(void)
 {
-    if (retainer_sets()) hp_rootrec_mark_start();
+    if (retainer_sets()) hp_rootrec_reset();
 }
 
 /* ---- MARK_END: the world is stopped (see hp_trace.h). ---- */

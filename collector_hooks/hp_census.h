@@ -25,8 +25,8 @@ int hp_census_due(int force, uint64_t start_ns);
  * MARK_END; these are called from the collection events. */
 int hp_census_wants_traversal(void);
 void hp_census_before_stop(void);          /* lock held, world running */
-void hp_census_mark_start(void);           /* world stopped */
 void hp_census_traverse(uint64_t mark_ns); /* MARK_END, world stopped */
+void hp_census_mark_end(void);             /* every MARK_END, after the above */
 /* A census when no collection can be had (the collector is disabled at
  * exit): every record not yet found dead counts as live. Lock held. */
 void hp_census_without_collection(void);

@@ -51,14 +51,15 @@ static void hp_on_collection_event(GC_EventType ev)
             atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
         }
     }
-    if (ev == GC_EVENT_MARK_START && traverse_due) {
+    if (ev == GC_EVENT_MARK_START && traverse_due && !mark_start_ns)
         mark_start_ns = hp_mono_ns();
-        hp_census_mark_start();
-    }
-    if (ev == GC_EVENT_MARK_END && traverse_due && mark_start_ns) {
-        hp_census_traverse(hp_mono_ns() - mark_start_ns);
-        mark_start_ns = 0;
-        traverse_due = 0;
+    if (ev == GC_EVENT_MARK_END) {
+        if (traverse_due && mark_start_ns) {
+            hp_census_traverse(hp_mono_ns() - mark_start_ns);
+            mark_start_ns = 0;
+            traverse_due = 0;
+        }
+        hp_census_mark_end();
     }
     if (ev == GC_EVENT_RECLAIM_END) {
         /* The census's time is the profile time when the collection began:

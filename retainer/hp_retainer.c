@@ -355,6 +355,17 @@ void hp_retainer_traverse(uint64_t mark_ns)
         if (dup) continue;
         int interior = g->eager || all_interior;
         const hp_stack_entry *se = hp_thread_stack_of(g->lo);
+        /* A thread's stack pushed again later in the cycle (incremental
+         * mode) supersedes this push. */
+        if (se) {
+            for (size_t k = i + 1; k < n && !dup; k++)
+                if (rr[k].eager == g->eager && rr[k].lo != g->lo &&
+                    hp_thread_stack_of(rr[k].lo) == se)
+                    dup = 1;
+            if (dup) continue;
+        } else if (hp_real.GC_base((void *)g->lo)) {
+            continue;   /* part of a heap object (dirty pages pushed again): not a root */
+        }
         uintptr_t lo = g->lo;
         int mine = se ? se == my_stack : (g->hi > here && g->lo - here < HP_NEAR);
         if (mine) {
@@ -530,8 +541,9 @@ void hp_retainer_census_done(double t)
             hp_buf_u64(b, unreached_bytes);
             hp_buf_str(b, " bytes in ");
             hp_buf_u64(b, unreached_objects);
-            hp_buf_str(b, " objects (live only through finalizable objects, or roots the "
-                          "collector did not push) from ");
+            hp_buf_str(b, " objects (live only through finalizable objects or the "
+                          "collector's own frames, or, in incremental mode, allocated or "
+                          "moved during the mark cycle) from ");
             /* The three largest sites. */
             uint64_t *u = (uint64_t *)unreached_vec.base;
             uint32_t *tc = (uint32_t *)touched_vec.base;

@@ -28,6 +28,7 @@ int hp_rootrec_init(void)
         hp_vec_reserve(&snap_vec, HP_SNAPSHOT_BYTES) != 0 ||
         hp_vec_ensure(&snap_vec, HP_SNAPSHOT_BYTES) != 0)
         return -1;
+    hp_rootrec_reset();
     return 0;
 }
 
@@ -39,7 +40,7 @@ __attribute__((noinline, cold)) static void *late_find(const char *name)
     return dlsym(RTLD_NEXT, name);
 }
 
-void hp_rootrec_mark_start(void)
+void hp_rootrec_reset(void)
 {
     atomic_store(&nranges, 0);
     atomic_store(&snap_used, 0);
@@ -49,7 +50,6 @@ void hp_rootrec_mark_start(void)
 
 const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
 {
-    atomic_store(&recording, 0);
     uint32_t k = atomic_load(&nranges);
     *n = k < HP_RANGES_MAX ? k : HP_RANGES_MAX;
     *overflowed = atomic_load(&overflow) || k > HP_RANGES_MAX;

@@ -21,9 +21,12 @@ typedef struct hp_root_range {
 } hp_root_range;
 
 int hp_rootrec_init(void);
-/* Collection events (allocation lock held, world stopped). */
-void hp_rootrec_mark_start(void);
-/* The ranges recorded since mark start; recording stops. */
+/* The ranges pushed since the last reset (world stopped, lock held). In
+ * incremental mode the collector pushes roots in the first increment of a
+ * mark cycle and stacks again in later ones, so ranges accumulate over the
+ * whole cycle; a later push of a thread's stack supersedes earlier ones. */
 const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed);
+/* A mark cycle is complete (MARK_END): start afresh. */
+void hp_rootrec_reset(void);
 
 #endif

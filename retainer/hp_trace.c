@@ -48,8 +48,15 @@ int hp_trace_init(void)
         hp_vec_reserve(&index_vec[1], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&stack_vec, (size_t)1 << 36) != 0)
         return -1;
-    *(void **)&least_p = dlsym(RTLD_NEXT, "GC_least_plausible_heap_addr");
-    *(void **)&greatest_p = dlsym(RTLD_NEXT, "GC_greatest_plausible_heap_addr");
+    /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
+     * macros do) has them copy-relocated into itself, and that copy is the
+     * one the collector updates; RTLD_NEXT would find libgc's unused one. */
+    *(void **)&least_p = dlsym(RTLD_DEFAULT, "GC_least_plausible_heap_addr");
+    *(void **)&greatest_p = dlsym(RTLD_DEFAULT, "GC_greatest_plausible_heap_addr");
+    if (!least_p || !greatest_p) {
+        *(void **)&least_p = dlsym(RTLD_NEXT, "GC_least_plausible_heap_addr");
+        *(void **)&greatest_p = dlsym(RTLD_NEXT, "GC_greatest_plausible_heap_addr");
+    }
     return 0;
 }
 

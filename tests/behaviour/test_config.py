@@ -56,8 +56,16 @@ class Config(unittest.TestCase):
                     self.assertIn(word, r.stderr)
                 self.assertEqual(bh.profile_files(r.cwd), [])
 
+    def test_traversal_modes_run(self):
+        for value in ("retainer", "retainer,bound=2,retainers=main", "roots",
+                      "roots,noroot=yes", "cc,rset=stack:main"):
+            with self.subTest(heapprof=value):
+                r = hptest.run(self, [bh.bprog("bh_alloc")], heapprof=value, stdin="")
+                self.assertEqual(r.rc, 0, r.stderr)
+                self.assertIn("heapprof: wrote bh_alloc.hp", r.stderr)
+
     def test_modes_not_available(self):
-        for mode in ("ldv", "retainer", "roots"):
+        for mode in ("ldv",):
             for value in (mode, mode + ",interval=0.5"):
                 with self.subTest(heapprof=value):
                     r = hptest.run(self, [bh.bprog("bh_alloc")], heapprof=value, stdin="")

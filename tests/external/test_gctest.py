@@ -6,7 +6,7 @@ The libgc source matching the installed libgc-dev is fetched with
 copied into heapprof. gctest is built against the installed libgc (it needs
 the source tree's include/ for private/gc_priv.h) and run plain, then under
 heapprof with interval=0.05, once with the default unwinder and once with
-unwind=fp. Every run must exit 0 and print gctest's success message; every
+unwind=fp, and in the retainer profile. Every run must exit 0 and print gctest's success message; every
 .hp written (gctest forks, so children write <stem>.<pid>.hp) must pass the
 strict format check and hp2ps.
 """
@@ -120,6 +120,15 @@ class GcTest(unittest.TestCase):
 
     def test_profiled_fp(self):
         self.profiled("interval=0.05,unwind=fp")
+
+    def test_profiled_retainer(self):
+        r = self.profiled("retainer,interval=0.05,unwind=fp")
+        prof = r.prof()
+        self.assertIn("RETAINER SETS", prof)
+        # gctest keeps its trees on thread stacks and in globals.
+        self.assertRegex(prof, r"SET \d+ = \{<stack:main>\}")
+        censuses = prof.split("RETAINER CENSUSES")[1]
+        self.assertRegex(censuses, r"\d+ of \d+ bytes")
 
 
 if __name__ == "__main__":

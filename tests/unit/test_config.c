@@ -259,3 +259,29 @@ Test(config, long_bad_token_is_cut)
     cr_assert_not_null(strstr(err, "unknown mode 'qqqq"));
     cr_assert_lt(strlen(err), sizeof err);
 }
+
+Test(config, retainer_and_roots_keys)
+{
+    hp_config c = parse_ok("retainer");
+    cr_assert_eq(c.bound, 8);
+    cr_assert_str_eq(c.retainers, "");
+    cr_assert_str_eq(c.filter_rset, "");
+    cr_assert_eq(c.noroot, 0);
+    c = parse_ok("retainer,retainers=session_new+cache_put,bound=3");
+    cr_assert_str_eq(c.retainers, "session_new+cache_put");
+    cr_assert_eq(c.bound, 3);
+    c = parse_ok("cc,rset=g_cache+stack:main");
+    cr_assert_str_eq(c.filter_rset, "g_cache+stack:main");
+    cr_assert_eq(parse_ok("roots,noroot=yes").noroot, 1);
+    cr_assert_eq(parse_ok("roots,noroot=yes,noroot=no").noroot, 0);
+    cr_assert_eq(parse_ok("bound=1").bound, 1);
+    cr_assert_eq(parse_ok("bound=64").bound, 64);
+    parse_bad("retainer,bound=0", "'bound=0'", "1 to 64", NULL);
+    parse_bad("retainer,bound=65", "'bound=65'", "1 to 64", NULL);
+    parse_bad("retainer,retainers=", "'retainers='", "joined by '+'", NULL);
+    parse_bad("retainer,retainers=a++b", "'retainers=a++b'", "joined by '+'", NULL);
+    parse_bad("retainer,retainers=+a", "'retainers=+a'", NULL);
+    parse_bad("cc,rset=a b", "'rset=a b'", NULL);
+    parse_bad("roots,noroot=maybe", "'noroot=maybe'", "yes or no", NULL);
+    parse_bad("roots,rset=g_cache", "'rset=g_cache'", "cannot be used in mode roots", NULL);
+}
