@@ -61,6 +61,7 @@ static uint64_t attributed_bytes, attributed_objects, unreached_bytes, unreached
 static uint32_t sets_this_census;
 static hp_vec rset_match_vec;              /* uint8_t per set: 0 unknown, 1 in, 2 out */
 static uint64_t censuses_traced;
+static uint32_t sets_sized;                /* per-set arrays hold this many sets */
 
 int hp_retainer_init(void)
 {
@@ -481,15 +482,24 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
 {
     if (traversed && hp_trace_valid(r->word, parity)) {
         uint32_t s = r->word & HP_TRACE_LABEL_MASK;
-        uint64_t *b = set_bytes(s);
-        if (b) {
-            if (!*b) sets_this_census++;
-            *b += r->granted;
+        /* Per-set arrays sized for every set at the first use in a census
+         * (no set is made during the census). */
+        if (s >= sets_sized) {
+            if (!set_bytes(nsets - 1) ||
+                hp_vec_ensure(&set_label_vec, (size_t)nsets * 4))
+                return UINT32_MAX;
+            sets_sized = nsets;
+        }
+        uint64_t *b = &((uint64_t *)set_bytes_vec.base)[s];
+        if (!*b) {
+            sets_this_census++;
             ((uint8_t *)set_seen_vec.base)[s] = 1;
         }
+        *b += r->granted;
         attributed_bytes += r->granted;
         attributed_objects++;
-        return set_label(s);
+        uint32_t l = ((uint32_t *)set_label_vec.base)[s];
+        return l ? l - 1 : set_label(s);
     }
     r->word &= ~HP_TRACE_SET_BIT;   /* a stale label never outlives its census */
     if (idx >= indexed) {

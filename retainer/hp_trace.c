@@ -15,8 +15,29 @@
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
 #define HP_UNTRACKED UINT32_MAX
 
-/* The index: object base -> its record (or an untracked object's own
- * label), open addressing, rebuilt at each traversal. */
+/* The index of tracked objects, rebuilt at each traversal: a table of
+ * heap pages (a heap block of bdwgc is one 4 KiB page holding objects of
+ * one size), each with an array of slots (one per object position) giving
+ * the record index. Objects allocated together sit on the same page, so a
+ * walk of a structure mostly stays on one page entry and one slot array:
+ * far fewer cache misses than a hash of every object. */
+typedef struct hp_page {
+    uintptr_t page;       /* address >> 12; 0 = empty */
+    uint32_t size;        /* object size on this page (granted bytes) */
+    uint32_t inv;         /* 2^32 / size, rounded up: slot = off * inv >> 32 */
+    uint32_t slot_off;    /* first slot in slot_vec */
+    uint32_t nslots;
+} hp_page;
+#define HP_NO_RECORD UINT32_MAX
+
+static hp_vec page_vec, slot_vec;
+static hp_page *pages;
+static uint64_t page_cap, pages_used;
+static uint32_t *slots;
+static uint64_t slots_used, slots_cap;
+
+/* Objects heapprof does not track: base -> their own label, open
+ * addressing, rebuilt at each traversal. */
 typedef struct hp_tentry {
     uintptr_t base;       /* 0: empty */
     uint32_t idx;         /* record index, or HP_UNTRACKED */
@@ -44,7 +65,9 @@ static int failed;
 
 int hp_trace_init(void)
 {
-    if (hp_vec_reserve(&index_vec[0], (size_t)1 << 36) != 0 ||
+    if (hp_vec_reserve(&page_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&slot_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&index_vec[0], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&index_vec[1], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&stack_vec, (size_t)1 << 36) != 0)
         return -1;
@@ -118,6 +141,73 @@ static int index_reserve(uint64_t n)
     return 0;
 }
 
+static inline uint64_t page_slot(uintptr_t page)
+{
+    uint64_t x = page;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return x;
+}
+
+static inline hp_page *page_find(uintptr_t page)
+{
+    uint64_t mask = page_cap - 1;
+    for (uint64_t j = page_slot(page) & mask;; j = (j + 1) & mask) {
+        hp_page *p = &pages[j];
+        if (p->page == page) return p;
+        if (!p->page) return NULL;
+    }
+}
+
+/* The page entry for `page` holding objects of `size`, made (or remade
+ * when the block was reused for another size) as needed. */
+static hp_page *page_for(uintptr_t page, uint32_t size)
+{
+    uint64_t mask = page_cap - 1;
+    hp_page *p;
+    for (uint64_t j = page_slot(page) & mask;; j = (j + 1) & mask) {
+        p = &pages[j];
+        if (p->page == page || !p->page) break;
+    }
+    if (p->page == page && p->size == size) return p;
+    if (!p->page) pages_used++;
+    uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
+    if (slots_used + n > slots_cap) {
+        uint64_t want = slots_cap ? slots_cap * 2 : (uint64_t)1 << 20;
+        while (want < slots_used + n) want *= 2;
+        if (hp_vec_ensure(&slot_vec, want * sizeof(uint32_t)) != 0) return NULL;
+        slots = (uint32_t *)slot_vec.base;
+        slots_cap = want;
+    }
+    p->page = page;
+    p->size = size;
+    p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
+    p->slot_off = (uint32_t)slots_used;
+    p->nslots = n;
+    memset(&slots[slots_used], 0xff, n * sizeof(uint32_t));
+    slots_used += n;
+    return p;
+}
+
+/* The record of the tracked object starting exactly at `base`, or
+ * HP_NO_RECORD. */
+static hp_page *last_page;          /* the page of the last lookup */
+
+static inline uint32_t record_at(uintptr_t base)
+{
+    hp_page *p = last_page;
+    if (!p || p->page != base >> 12) {
+        p = page_find(base >> 12);
+        if (p) last_page = p;
+    }
+    if (!p) return HP_NO_RECORD;
+    uint32_t off = (uint32_t)(base & 4095);
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
+    return slots[p->slot_off + k];
+}
+
 int hp_trace_begin(hp_trace_visit_fn fn)
 {
     visit = fn;
@@ -132,15 +222,60 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     recs = hp_shadow_table(&nrecs);
     cap = used = 0;
     table = NULL;
-    if (index_reserve(nrecs + 4096) != 0) {
+    if (index_reserve(4096) != 0) {
         failed = 1;
         return -1;
     }
-    /* A base may appear twice (freed, then handed out again): the later
-     * record is the newer object. */
+    /* Pages: at most one per record; sized for the pages seen last time. */
+    uint64_t want = 1024;
+    while (want < 2 * (pages_used + 64) && want < 2 * (uint64_t)nrecs + 1024) want *= 2;
+    if (want < 2 * (pages_used + 64)) want = 2 * (pages_used + 64);
+    uint64_t p2 = 1024;
+    while (p2 < want) p2 *= 2;
+    if (hp_vec_ensure(&page_vec, p2 * sizeof(hp_page)) != 0) {
+        failed = 1;
+        return -1;
+    }
+    pages = (hp_page *)page_vec.base;
+    last_page = NULL;
+    page_cap = p2;
+    memset(pages, 0, p2 * sizeof(hp_page));
+    pages_used = 0;
+    slots_used = 0;
+    /* A base may appear twice (freed, then handed out again, maybe at
+     * another size): the later record is the newer object. */
     for (size_t i = 0; i < nrecs; i++) {
-        hp_tentry *e = insert(recs[i].base);
-        e->idx = (uint32_t)i;
+        if ((pages_used + 1) * 2 > page_cap) {
+            /* Grow the page table: rehash into a bigger one. */
+            uint64_t oldcap = page_cap;
+            hp_page *old = pages;
+            if (hp_vec_ensure(&page_vec, oldcap * 3 * sizeof(hp_page)) != 0) {
+                failed = 1;
+                return -1;
+            }
+            pages = (hp_page *)page_vec.base;
+            memmove(pages + oldcap * 2, pages, oldcap * sizeof(hp_page));
+            old = pages + oldcap * 2;
+            memset(pages, 0, oldcap * 2 * sizeof(hp_page));
+            page_cap = oldcap * 2;
+            for (uint64_t k = 0; k < oldcap; k++) {
+                if (!old[k].page) continue;
+                uint64_t mask = page_cap - 1;
+                uint64_t j = page_slot(old[k].page) & mask;
+                while (pages[j].page) j = (j + 1) & mask;
+                pages[j] = old[k];
+            }
+            memset(old, 0, oldcap * sizeof(hp_page));
+        }
+        const hp_rec *r = &recs[i];
+        hp_page *p = page_for(r->base >> 12, r->granted);
+        if (!p) {
+            failed = 1;
+            return -1;
+        }
+        uint32_t off = (uint32_t)(r->base & 4095);
+        uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+        if (k < p->nslots) slots[p->slot_off + k] = (uint32_t)i;
     }
     return 0;
 }
@@ -160,8 +295,8 @@ static void push(uintptr_t lo, uintptr_t hi, const unsigned char *copy, int inte
     stack[depth++] = (hp_titem){lo, hi, copy, payload, interior};
 }
 
-/* Reach the object of entry e with a payload. */
-static void reach(hp_tentry *e, uint64_t payload)
+/* Reach tracked record `idx`, or untracked entry `e`, with a payload. */
+static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
 {
     st.visits++;
     uint32_t label;
@@ -169,16 +304,13 @@ static void reach(hp_tentry *e, uint64_t payload)
     const hp_rec *rec = NULL;
     uintptr_t size;
     int scan;
-    if (e->idx != HP_UNTRACKED) {
-        hp_rec *r = &recs[e->idx];
+    if (idx != HP_NO_RECORD) {
+        hp_rec *r = &recs[idx];
         rec = r;
         valid = hp_trace_valid(r->word, parity);
-        if (!valid) {
-            /* First reached this traversal: is it live? (A record not yet
-             * judged may name a slot the collector has reclaimed.) */
-            if (!hp_real.GC_is_marked((void *)r->base)) return;
-            st.objects++;
-        }
+        /* No mark check: whatever the traversal reaches from the roots the
+         * collector marked too (same roots, same conservative rule). */
+        if (!valid) st.objects++;
         label = r->word & HP_TRACE_LABEL_MASK;
         size = r->granted;
         scan = r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
@@ -198,23 +330,29 @@ static void reach(hp_tentry *e, uint64_t payload)
     if (go && scan) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
 }
 
-/* The entry of the live object `v` points into, or NULL. */
-static hp_tentry *target_of(uintptr_t v, int interior)
+/* The object `v` points into: a tracked record (its index) or an
+ * untracked live object (*untracked), or neither. */
+static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracked)
 {
-    hp_tentry *e = lookup(v);
-    if (e) return e;
+    *untracked = NULL;
+    uint32_t idx = record_at(v);
+    if (idx != HP_NO_RECORD) return idx;
     void *b = hp_real.GC_base((void *)v);
-    if (!b) return NULL;
+    if (!b) return HP_NO_RECORD;
     uintptr_t base = (uintptr_t)b;
-    if (base != v && !interior) return NULL;
-    e = lookup(base);
-    if (e) return e;
+    if (base != v && !interior) return HP_NO_RECORD;
+    if (base != v && (idx = record_at(base)) != HP_NO_RECORD) return idx;
+    hp_tentry *e = lookup(base);
+    if (e) {
+        *untracked = e;
+        return HP_NO_RECORD;
+    }
     /* An object heapprof does not track: the collector's own, a free slot
      * reached conservatively, or one allocated before heapprof attached. */
-    if (!hp_real.GC_is_marked(b)) return NULL;
+    if (!hp_real.GC_is_marked(b)) return HP_NO_RECORD;
     if (used + 1 > cap / 2 && index_reserve(used + 1) != 0) {
         failed = 1;
-        return NULL;
+        return HP_NO_RECORD;
     }
     size_t size = 0;
     int kind = hp_real.GC_get_kind_and_size(b, &size);
@@ -225,7 +363,8 @@ static hp_tentry *target_of(uintptr_t v, int interior)
               (kind == HP_KIND_PTRFREE || kind == HP_KIND_AUNCOLLECTABLE ? 1 : 0);
     st.untracked++;
     st.objects++;
-    return e;
+    *untracked = e;
+    return HP_NO_RECORD;
 }
 
 static void scan(const hp_titem *it)
@@ -238,8 +377,9 @@ static void scan(const hp_titem *it)
     for (size_t k = 0; k < n && !failed; k++) {
         uintptr_t v = w[k];
         if (v < least || v >= greatest) continue;
-        hp_tentry *e = target_of(v, it->interior);
-        if (e) reach(e, it->payload);
+        hp_tentry *e;
+        uint32_t idx = target_of(v, it->interior, &e);
+        if (idx != HP_NO_RECORD || e) reach(idx, e, it->payload);
     }
 }
 
@@ -254,9 +394,10 @@ void hp_trace_range(uintptr_t lo, uintptr_t hi, const void *copy, int interior,
 int hp_trace_object(uintptr_t base, uint64_t payload)
 {
     if (failed || !table) return -1;
-    hp_tentry *e = target_of(base, 0);
-    if (!e) return -1;
-    reach(e, payload);
+    hp_tentry *e;
+    uint32_t idx = target_of(base, 0, &e);
+    if (idx == HP_NO_RECORD && !e) return -1;
+    reach(idx, e, payload);
     return 0;
 }
 
