@@ -43,6 +43,7 @@ typedef struct hp_tentry {
     uint32_t idx;         /* record index, or HP_UNTRACKED */
     uint32_t label;       /* untracked: label | HP_TRACE_SET_BIT when set */
     uintptr_t size;       /* untracked: bytes (GC_size) */
+    uint64_t pending;     /* merge mode: payload not yet passed on */
 } hp_tentry;
 
 typedef struct hp_titem { uintptr_t lo, hi; const unsigned char *copy; uint64_t payload; int interior; } hp_titem;
@@ -60,6 +61,16 @@ static uintptr_t least, greatest;   /* the collector's plausible heap bounds */
 static void **least_p, **greatest_p;
 static int all_interior;
 static hp_trace_visit_fn visit;
+/* Merge mode (payloads are bit sets): instead of a depth-first walk per
+ * payload, objects wait in a FIFO with the bits not yet passed on, and
+ * bits arriving meanwhile join them; so the reach of many overlapping
+ * sources is walked a few times, not once per source. */
+static int merge;
+static hp_vec pending_vec, queue_vec;
+static uint64_t *pending;            /* per record */
+static uint64_t *queue;
+static uint64_t q_head, q_tail, q_cap;
+#define HP_Q_UNTRACKED ((uint64_t)1 << 63)
 static hp_trace_stats st;
 static int failed;
 
@@ -69,7 +80,9 @@ int hp_trace_init(void)
         hp_vec_reserve(&slot_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&index_vec[0], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&index_vec[1], (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&stack_vec, (size_t)1 << 36) != 0)
+        hp_vec_reserve(&stack_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&pending_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&queue_vec, (size_t)1 << 38) != 0)
         return -1;
     /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
      * macros do) has them copy-relocated into itself, and that copy is the
@@ -208,9 +221,26 @@ static inline uint32_t record_at(uintptr_t base)
     return slots[p->slot_off + k];
 }
 
+void hp_trace_set_merge(int on) { merge = on; }
+
+static void enqueue(uint64_t ref)
+{
+    if (q_tail == q_cap) {
+        uint64_t want = q_cap ? q_cap * 2 : 65536;
+        if (hp_vec_ensure(&queue_vec, want * sizeof(uint64_t)) != 0) {
+            failed = 1;
+            return;
+        }
+        queue = (uint64_t *)queue_vec.base;
+        q_cap = want;
+    }
+    queue[q_tail++] = ref;
+}
+
 int hp_trace_begin(hp_trace_visit_fn fn)
 {
     visit = fn;
+    q_head = q_tail = 0;
     memset(&st, 0, sizeof st);
     failed = 0;
     depth = 0;
@@ -225,6 +255,14 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     if (index_reserve(4096) != 0) {
         failed = 1;
         return -1;
+    }
+    if (merge) {
+        if (hp_vec_ensure(&pending_vec, (nrecs + 1) * sizeof(uint64_t)) != 0) {
+            failed = 1;
+            return -1;
+        }
+        pending = (uint64_t *)pending_vec.base;
+        memset(pending, 0, nrecs * sizeof(uint64_t));
     }
     /* Pages: at most one per record; sized for the pages seen last time. */
     uint64_t want = 1024;
@@ -317,7 +355,13 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
         uint64_t out;
         int go = visit(&label, valid, rec, payload, &out);
         r->word = parity | HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
-        if (go && scan) push(r->base, r->base + size, NULL, all_interior, out);
+        if (go && scan) {
+            if (!merge) push(r->base, r->base + size, NULL, all_interior, out);
+            else {
+                if (!pending[idx]) enqueue(idx);
+                pending[idx] |= out;
+            }
+        }
         return;
     }
     valid = (e->label & HP_TRACE_SET_BIT) != 0;
@@ -327,7 +371,13 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     e->label = HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
     /* An untracked object's kind lives in the low bit of its size. */
     scan = !(e->size & 1);
-    if (go && scan) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
+    if (go && scan) {
+        if (!merge) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
+        else {
+            if (!e->pending) enqueue(HP_Q_UNTRACKED | e->base);
+            e->pending |= out;
+        }
+    }
 }
 
 /* The object `v` points into: a tracked record (its index) or an
@@ -359,6 +409,7 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     e = insert(base);
     e->idx = HP_UNTRACKED;
     e->label = 0;
+    e->pending = 0;
     e->size = (size & ~(size_t)1) |
               (kind == HP_KIND_PTRFREE || kind == HP_KIND_AUNCOLLECTABLE ? 1 : 0);
     st.untracked++;
@@ -406,6 +457,26 @@ void hp_trace_run(void)
     while (depth > 0 && !failed) {
         hp_titem it = stack[--depth];
         scan(&it);
+    }
+    while (q_head < q_tail && !failed) {
+        uint64_t ref = queue[q_head++];
+        hp_titem it = {0, 0, NULL, 0, all_interior};
+        if (ref & HP_Q_UNTRACKED) {
+            hp_tentry *e = lookup((uintptr_t)(ref & ~HP_Q_UNTRACKED));
+            if (!e) continue;
+            it.lo = e->base;
+            it.hi = e->base + (e->size & ~(uintptr_t)1);
+            it.payload = e->pending;
+            e->pending = 0;
+        } else {
+            const hp_rec *r = &recs[ref];
+            it.lo = r->base;
+            it.hi = r->base + r->granted;
+            it.payload = pending[ref];
+            pending[ref] = 0;
+        }
+        if (it.payload) scan(&it);
+        if (q_head == q_tail) q_head = q_tail = 0;
     }
 }
 

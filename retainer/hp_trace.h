@@ -46,6 +46,9 @@ typedef struct hp_trace_stats {
 } hp_trace_stats;
 
 int hp_trace_init(void);
+/* Payloads are bit sets joined by OR (the profile by named roots): walk
+ * breadth-first, merging bits that meet at an object (set before begin). */
+void hp_trace_set_merge(int on);
 /* Start a traversal: index every record of the shadow table (drained by
  * the caller) and flip the parity. Returns 0, or -1 when out of memory. */
 int hp_trace_begin(hp_trace_visit_fn visit);

@@ -156,15 +156,18 @@ void hp_roots_traverse(uint64_t mark_ns)
 {
     uint64_t t0 = hp_mono_ns();
     traversed = 0;
+    hp_trace_set_merge(1);
     if (hp_trace_begin(roots_visit) != 0) return;
+    /* Every root's bit first, then one breadth-first walk that carries
+     * bits together where reaches overlap. */
     for (int i = 0; i < HP_ROOTS_MAX; i++) {
         uintptr_t b = roots[i].base;
         /* Not marked: dead, unless only a finalizable object holds it (then
          * the collector marks it later); it contributes nothing this time. */
         if (!b || !hp_real.GC_base((void *)b) || !hp_real.GC_is_marked((void *)b)) continue;
         hp_trace_object(b, (uint64_t)1 << i);
-        hp_trace_run();
     }
+    hp_trace_run();
     size_t indexed;
     tstats = hp_trace_end(&indexed);
     traversed = 1;
