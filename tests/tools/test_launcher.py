@@ -69,6 +69,7 @@ class Flags(unittest.TestCase):
             (["-o/tmp/run1"], "out=/tmp/run1"),
             (["--out=/tmp/run1"], "out=/tmp/run1"),
             (["-hCmake"], "ccs=make"),
+            (["-hr", "-hRg_cache"], "retainer,rset=g_cache"),
             (["-hMlibfoo.so.1"], "module=libfoo.so.1"),
             (["-hKatomic"], "kind=atomic"),
             # The mode first, then the keys in the order given.
