@@ -159,7 +159,7 @@ class Errors(unittest.TestCase):
         self.refused(["--bogus=1"], "unknown flag '--bogus=1'")
         self.refused(["-hq"], "unknown flag '-hq'; the kinds of heap profile are -hc, -hm, "
                               "-hy, -hr, -hb, -ho, and the filters -hC<name>, -hM<module>, "
-                              "-hK<kind>")
+                              "-hK<kind>, -hR<name>")
 
     def test_bad_values(self):
         self.refused(["-i"], "-i needs seconds attached (e.g. -i0.5)")
@@ -227,7 +227,7 @@ class Errors(unittest.TestCase):
         r = launch(self, ["--help"])
         self.assertEqual(r.returncode, 0)
         for flag in ("-hc", "-hm", "-hy", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
-                     "-hK<kind>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
+                     "-hK<kind>", "-hR<name>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
                      "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp"):
             self.assertIn(flag, r.stdout)
         self.assertEqual(r.stderr, "")
