@@ -247,11 +247,20 @@ void GC_debug_free(void *p)
 }
 
 /* Explicit collections: only to mark where the program's frames end on
- * the collecting thread (see enter()). */
+ * the collecting thread (see enter()); no clock check (the program is
+ * collecting already). */
+static inline hp_thread *enter_collect(void)
+{
+    hp_thread *t = &hp_tls;
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (t->depth++ == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+    return t;
+}
+
 #define WRAP_COLLECT(ret_t, name, params, args)                               \
     ret_t name params                                                         \
     {                                                                         \
-        hp_thread *t_ = enter();                                              \
+        hp_thread *t_ = enter_collect();                                      \
         ret_t r_ = hp_real.name args;                                         \
         t_->depth--;                                                          \
         return r_;                                                            \
@@ -259,14 +268,14 @@ void GC_debug_free(void *p)
 
 void GC_gcollect(void)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter_collect();
     hp_real.GC_gcollect();
     t->depth--;
 }
 
 void GC_gcollect_and_unmap(void)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter_collect();
     hp_real.GC_gcollect_and_unmap();
     t->depth--;
 }
