@@ -13,6 +13,7 @@
 #include "../hp_writer/hp_prof.h"
 #include "../hp_writer/hp_symbols.h"
 #include "hp_report.h"
+#include "../ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +211,8 @@ sweep_impl(int census, int judge, int breakdown, int simple)
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     size_t out = 0;
     hp_breakdown *bds = breakdown ? hp_report_table(nstats) : NULL;
+    int ldv = !simple && hp_rt.cfg.mode == HP_MODE_LDV;   /* ldv/: generic loop only */
+    uint32_t period = atomic_load(&hp_rt.period);
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
@@ -225,6 +228,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
+            if (ldv && passes(r)) hp_ldv_death(r, period);
             continue;
         }
         if (judge) {
@@ -239,6 +243,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         if (census && (simple ? (st->census += r->granted, 1) : census_add(st, r))) {
             res.live_bytes += r->granted;
             res.live_objects++;
+            if (ldv) hp_ldv_census_rec(r, period + 1);
         }
         if (out != i) recs[out] = *r;
         out++;
@@ -254,7 +259,8 @@ sweep_impl(int census, int judge, int breakdown, int simple)
 static sweep_result sweep(int census, int judge)
 {
     int breakdown = hp_rt.cfg.report != 0;
-    int simple = hp_rt.cfg.mode != HP_MODE_KIND && !hp_rt.cfg.filter_ccs[0] &&
+    int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_LDV &&
+                 !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
     if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
         if (breakdown) return census ? sweep_impl(1, 1, 1, 1) : sweep_impl(0, 1, 1, 1);
@@ -338,6 +344,11 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     if (census_add(st, r)) {
         signal_live_bytes += r->granted;
         signal_live_objects++;
+        if (hp_rt.cfg.mode == HP_MODE_LDV) {   /* ldv/: census, then death at exit */
+            uint32_t t = atomic_load(&hp_rt.period) + 1;
+            hp_ldv_census_rec(r, t);
+            hp_ldv_death(r, t);
+        }
     }
     hp_breakdown *bd = hp_report_of(r->ccs);
     if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {   /* never swept: tally it */
@@ -361,6 +372,9 @@ static void signal_census(double now)
     hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
     for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
     signal_live_bytes = signal_live_objects = 0;
+    if (hp_rt.cfg.mode == HP_MODE_LDV)
+        hp_ldv_census_begin(atomic_load(&hp_rt.period) + 1,
+                            now < last_census_time ? last_census_time : now);
     hp_shadow_peek(signal_visit, NULL);
     if (signal_live_bytes > peak_bytes || !peak_seen) {
         peak_seen = 1;
@@ -369,7 +383,7 @@ static void signal_census(double now)
         peak_time = now;
         for (uint32_t c = 0; c < nstats; c++) st[c].at_peak = st[c].census;
     }
-    write_sample_of(now, census_bytes_of);
+    if (hp_rt.cfg.mode != HP_MODE_LDV) write_sample_of(now, census_bytes_of);
     censuses++;
     unjudged_census = 1;
 }
@@ -384,6 +398,14 @@ static void exit_death(hp_rec *r, hp_event ev, void *arg)
     if (bd) hp_report_death(bd, r);
 }
 
+/* Mode ldv: records still alive at exit die after the last census. */
+static void ldv_exit_death(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    if (passes(r)) hp_ldv_death(r, atomic_load(&hp_rt.period));
+}
+
 static void census_pass(int force, int judge, uint64_t start_ns)
 {
     uint64_t t0 = hp_mono_ns();
@@ -392,6 +414,9 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     int census = force || hp_rt.cfg.interval <= 0 ||
                  now - last_census_time >= hp_rt.cfg.interval || censuses == 0;
     hp_shadow_drain(NULL, NULL);
+    if (census && hp_rt.cfg.mode == HP_MODE_LDV)   /* ldv/ */
+        hp_ldv_census_begin(atomic_load(&hp_rt.period) + 1,
+                            now < last_census_time ? last_census_time : now);
     sweep_result res = sweep(census, judge);
     if (census) {
         if (now < last_census_time) now = last_census_time;
@@ -408,7 +433,8 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             logs_at_peak = hp_shadow_log_bytes();
         }
         if (take_output_role()) {
-            write_sample(now);
+            if (hp_rt.cfg.mode != HP_MODE_LDV) write_sample(now);
+            else open_hp_file();   /* ldv: the samples are written at exit */
             release_output_role();
         }
         /* Reset the per-stack census counts (and keep the peak's). */
@@ -418,6 +444,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             st[c].census = 0;
         }
     }
+    if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_protect();   /* ldv/: re-arm */
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 
@@ -490,9 +517,12 @@ void hp_census_finish(int from_signal)
     /* Files are completed whenever something was allocated or a census
      * was written (a program that only initialised the collector). */
     if (total_objects > 0 || hp_stacks_count() > 1 || hp_fd >= 0) {
+        if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_stop();
         if (from_signal) signal_census(end);
         else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
+        if (!from_signal && hp_rt.cfg.mode == HP_MODE_LDV) hp_shadow_foreach(ldv_exit_death, NULL);
         open_hp_file();
+        if (hp_fd >= 0 && hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_samples(hp_fd);   /* ldv/ */
         if (hp_fd >= 0) {
             hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
             close(hp_fd);
@@ -536,6 +566,7 @@ void hp_census_finish(int from_signal)
                     hp_report_complete(c, cs->objects, cs->bytes, cs->requested);
                 }
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
+                if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_prof(fd);   /* ldv/ */
                 close(fd);
             }
             fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

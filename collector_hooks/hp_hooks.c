@@ -6,6 +6,7 @@
 #include "../preload/hp_runtime.h"
 
 #include "../hp_writer/hp_symbols.h"
+#include "../ldv/hp_ldv.h"
 
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
@@ -37,6 +38,7 @@ static void hp_on_collection_event(GC_EventType ev)
      * START; their first stop-the-world stands in for it.) */
     if ((ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) && !collection_start_ns)
         collection_start_ns = hp_mono_ns();
+    if (ev == GC_EVENT_START) hp_ldv_collection_start();   /* ldv/: open protected pages */
     if (ev == GC_EVENT_RECLAIM_END) {
         uint64_t start = collection_start_ns ? collection_start_ns : hp_mono_ns();
         collection_start_ns = 0;

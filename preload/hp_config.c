@@ -9,7 +9,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "out=PATH, " \
-    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME"
+    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, ldv=page|precise"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -35,7 +35,8 @@ const char *hp_config_help(void)
 "  module      live bytes by module of the allocating function (GHC -hm)\n"
 "  kind        live bytes by object kind and size, e.g. normal:32 (GHC -hd/-hy)\n"
 "  retainer    live bytes by retainer set (GHC -hr)         [not in this version]\n"
-"  ldv         lag/drag/void/use biography (GHC -hb)        [not in this version]\n"
+"  ldv         lag/drag/void/use biography (GHC -hb): bands VOID LAG USE\n"
+"              INHERENT_USE DRAG, uses seen by page protection\n"
 "  roots       live bytes by user-named roots               [not in this version]\n"
 "  help        print this text and exit\n"
 "\n"
@@ -59,6 +60,10 @@ const char *hp_config_help(void)
 "              (e.g. libfoo.so.1, or the program's name)\n"
 "  kind=NAME   heap profile only of objects of kind NAME: normal, atomic,\n"
 "              uncollectable, typed, gcj, finalized, or kindN\n"
+"  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
+"              page (default: at the next collection; cheap, misses later\n"
+"              uses of other objects on an opened page) or precise (after\n"
+"              the accessing instruction, by single-stepping it: exact, slow)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -206,6 +211,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                         "such as normal or atomic)", s, n);
                 memcpy(dst, v, vlen);
                 dst[vlen] = 0;
+            } else if (key_is(s, klen, "ldv")) {
+                if (key_is(v, vlen, "page")) c->ldv_policy = HP_LDV_PAGE;
+                else if (key_is(v, vlen, "precise")) c->ldv_policy = HP_LDV_PRECISE;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': ldv is page or precise",
+                        s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

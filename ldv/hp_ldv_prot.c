@@ -1,0 +1,384 @@
+/* hp_ldv_prot: page protection for ldv mode: the address index of live
+ * records, the runs of pages protected after each sweep, opening pages on a
+ * trap, the map-entry budget, and system-call buffers in flight.
+ *
+ * Protocol (see hp_ldv_internal.h): the owner (collection callback, lock
+ * held) sets `collecting` and opens every run at START, waiting for fault
+ * handlers already inside the index to leave; after the sweep it rebuilds
+ * the index and runs, protects them (with `protecting` set, so a thread
+ * that faults on a page just protected waits for the pass to end rather
+ * than taking the fault for someone else's), then clears `collecting`.
+ * Handlers read the arrays only while `collecting` is clear. */
+#include "hp_ldv_internal.h"
+#include "../preload/hp_real.h"
+#include "../preload/hp_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define INFLIGHT_SLOTS 256
+#define BLOCK_PAGES 256u                      /* coarse open: 1 MiB */
+
+typedef struct inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } inflight;
+
+static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
+static inflight slots[INFLIGHT_SLOTS];
+static _Atomic int protecting;
+static long map_baseline;
+static uint64_t baseline_read_ns;
+
+int hp_ldv_prot_init(void)
+{
+    if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
+        hp_vec_reserve(&count_vec, (size_t)1 << 20) != 0 ||
+        hp_vec_ensure(&count_vec, 65536 * sizeof(size_t)) != 0)
+        return -1;
+    hp_ldv.max_map_count = 65530;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/sys/vm/max_map_count",
+                          O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char b[32];
+        long n = syscall(SYS_read, fd, b, sizeof b - 1), v = 0;
+        for (long i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++) v = v * 10 + (b[i] - '0');
+        if (v > 0) hp_ldv.max_map_count = v;
+        syscall(SYS_close, fd);
+    }
+    return 0;
+}
+
+/* Lines of /proc/self/maps: the map entries in use (no stdio, no malloc). */
+static long count_maps(void)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char b[65536];
+    long lines = 0, n;
+    while ((n = syscall(SYS_read, fd, b, sizeof b)) > 0)
+        for (long i = 0; i < n; i++) lines += b[i] == '\n';
+    syscall(SYS_close, fd);
+    return lines;
+}
+
+/* ---- Collector-callback code (lock held): no malloc, no GC heap. ---- */
+void hp_ldv_collection_start(void)
+{
+    if (!hp_ldv.active) return;
+    atomic_store(&hp_ldv.collecting, 1);
+    while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
+    for (size_t i = 0; i < hp_ldv.nruns; i++)
+        mprotect((void *)hp_ldv.runs[i].lo, hp_ldv.runs[i].hi - hp_ldv.runs[i].lo,
+                 PROT_READ | PROT_WRITE);
+    hp_ldv.nruns = 0;
+    hp_ldv.nents = 0;
+}
+
+/* Sort ents by base: LSD radix sort on 16-bit digits of (base - min) >> 4. */
+static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
+{
+    if (n < 2) return a;
+    uintptr_t mn = UINTPTR_MAX, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].base < mn) mn = a[i].base;
+        if (a[i].base > mx) mx = a[i].base;
+    }
+    uintptr_t range = (mx - mn) >> 4;
+    hp_ldv_ent *b = (hp_ldv_ent *)tmp_vec.base;
+    size_t *cnt = (size_t *)count_vec.base;
+    for (int shift = 0; shift == 0 || (range >> shift) != 0; shift += 16) {
+        memset(cnt, 0, 65536 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) { size_t c = cnt[d]; cnt[d] = sum; sum += c; }
+        for (size_t i = 0; i < n; i++) b[cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++] = a[i];
+        hp_ldv_ent *t = a; a = b; b = t;
+        if (shift >= 48) break;
+    }
+    return a;
+}
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGTRAP);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* mprotect [lo, hi) to PROT_NONE, leaving out pages of system calls in
+ * flight (`fl`, n ranges). Returns the pages protected. */
+static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], int nfl)
+{
+    for (int k = 0; k < nfl; k++) {
+        uintptr_t a = fl[k][0] & ~(uintptr_t)(HP_PAGE - 1);
+        uintptr_t b = (fl[k][1] + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (b <= lo || a >= hi) continue;
+        size_t n = 0;
+        if (a > lo) n += protect_run(lo, a, fl + k + 1, nfl - k - 1);
+        if (b < hi) n += protect_run(b, hi, fl + k + 1, nfl - k - 1);
+        return n;
+    }
+    if (mprotect((void *)lo, hi - lo, PROT_NONE) != 0) {
+        atomic_fetch_add(&hp_ldv.enomem, 1);
+        return 0;
+    }
+    return (hi - lo) >> HP_PAGE_SHIFT;
+}
+
+void hp_ldv_protect(void)
+{
+    if (!hp_ldv.active) return;
+    /* A pass without a collection (a census at exit, GC_disable): the old
+     * runs are still protected. */
+    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_collection_start();
+    if (atomic_load(&hp_ldv.stopped) ||
+        (hp_real.GC_is_incremental_mode && hp_real.GC_is_incremental_mode())) {
+        static int warned;
+        if (!warned && !atomic_load(&hp_ldv.stopped)) {
+            warned = 1;
+            hp_say("heapprof: the collector is in incremental mode: ldv stops protecting "
+                   "pages (every object from now on counts as INHERENT_USE)");
+            atomic_store(&hp_ldv.stopped, 1);
+        }
+        size_t len;
+        hp_rec *recs = hp_shadow_table(&len);
+        uint32_t next = atomic_load(&hp_rt.period) + 1;
+        for (size_t i = 0; i < len; i++) hp_ldv_make_inherent(&recs[i], next);
+        return;
+    }
+    /* The index: every live record, sorted by base. */
+    size_t len;
+    hp_rec *recs = hp_shadow_table(&len);
+    if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
+        hp_vec_ensure(&tmp_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
+        hp_vec_ensure(&runs_vec, (len + 1) * sizeof(hp_ldv_run)) != 0 ||
+        hp_vec_ensure(&first_vec, (len + 2) * sizeof(uint32_t)) != 0) {
+        atomic_store(&hp_ldv.collecting, 0);
+        return;
+    }
+    hp_ldv_ent *e = (hp_ldv_ent *)ents_vec.base;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (recs[i].word & HP_LDV_INHERENT || recs[i].granted == 0) continue;
+        e[n].base = recs[i].base;
+        e[n].size = recs[i].granted;
+        e[n].idx = (uint32_t)i;
+        n++;
+    }
+    e = sort_ents(e, n);
+    /* Runs of adjacent pages; first[k] = first entry of run k. */
+    hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
+    uint32_t *first = (uint32_t *)first_vec.base;
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t lo = e[i].base & ~(uintptr_t)(HP_PAGE - 1);
+        uintptr_t hi = (e[i].base + e[i].size + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (nr && lo <= runs[nr - 1].hi) {
+            if (hi > runs[nr - 1].hi) runs[nr - 1].hi = hi;
+        } else {
+            runs[nr].lo = lo;
+            runs[nr].hi = hi;
+            first[nr++] = (uint32_t)i;
+        }
+    }
+    first[nr] = (uint32_t)n;
+    /* The map-entry budget: half of what the kernel has left. */
+    uint64_t now = hp_coarse_ns();
+    if (!baseline_read_ns || now - baseline_read_ns > 500000000u) {
+        long m = count_maps();
+        if (m > 0) map_baseline = m;
+        baseline_read_ns = now;
+    }
+    long budget = (hp_ldv.max_map_count - map_baseline) / 2 - 1000;
+    if (budget < 0) budget = 0;
+    hp_ldv.map_budget = budget;
+    /* Too many runs: protect the longest, leave the shortest (their objects
+     * become INHERENT_USE). Runs cost 2 entries; keep half for opens. */
+    size_t allowed = (size_t)budget / 4;
+    size_t min_pages = 0;
+    if (nr > allowed) {
+        size_t hist[64] = {0};
+        for (size_t k = 0; k < nr; k++)
+            hist[63 - __builtin_clzl((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT)]++;
+        size_t kept = 0;
+        int b = 63;
+        while (b >= 0 && kept + hist[b] <= allowed) kept += hist[b--];
+        min_pages = (size_t)1 << (b + 1);
+    }
+    uint32_t next = atomic_load(&hp_rt.period) + 1;
+    size_t out = 0;
+    for (size_t k = 0; k < nr; k++) {
+        if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
+            for (uint32_t i = first[k]; i < first[k + 1]; i++)
+                hp_ldv_make_inherent(&recs[e[i].idx], next);
+            hp_ldv.runs_skipped++;
+            continue;
+        }
+        runs[out++] = runs[k];
+    }
+    nr = out;
+    /* Entries of objects made inherent stay in the index: hp_ldv_use
+     * ignores them; their pages are not protected. */
+    hp_ldv.ents = e;
+    hp_ldv.nents = n;
+    hp_ldv.runs = runs;
+    hp_ldv.nruns = nr;
+    hp_ldv.recs = recs;
+    hp_ldv.lo = nr ? runs[0].lo : 0;
+    hp_ldv.hi = nr ? runs[nr - 1].hi : 0;
+    atomic_store(&hp_ldv.opens, 0);
+    /* System calls in flight keep their buffers open. */
+    uintptr_t fl[INFLIGHT_SLOTS][2];
+    int nfl = 0;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (!lo) continue;
+        fl[nfl][0] = lo;
+        fl[nfl][1] = atomic_load(&slots[s].hi);
+        nfl++;
+    }
+    sigset_t old;
+    block_signals(&old);
+    atomic_store(&protecting, 1);
+    size_t pages = 0;
+    for (size_t k = 0; k < nr; k++)
+        pages += protect_run(runs[k].lo, runs[k].hi, (const uintptr_t (*)[2])fl, nfl);
+    atomic_store(&hp_ldv.collecting, 0);
+    atomic_store(&protecting, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    hp_ldv.passes++;
+    hp_ldv.pages_protected = pages;
+    hp_ldv.runs_protected = nr;
+    if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
+}
+/* ---- end of collector-callback code ---- */
+
+/* ---- Async-signal-safe from here (fault handlers, wrappers). ---- */
+int hp_ldv_protecting(void) { return atomic_load(&protecting); }
+
+const hp_ldv_run *hp_ldv_find_run(uintptr_t addr)
+{
+    if (addr < hp_ldv.lo || addr >= hp_ldv.hi) return NULL;
+    size_t lo = 0, hi = hp_ldv.nruns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.runs[mid].hi <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < hp_ldv.nruns && hp_ldv.runs[lo].lo <= addr) return &hp_ldv.runs[lo];
+    return NULL;
+}
+
+const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
+{
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {   /* first entry with base > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
+    return addr < e->base + e->size ? e : NULL;
+}
+
+static int open_span(uintptr_t lo, uintptr_t hi)
+{
+    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
+    atomic_fetch_add(&hp_ldv.enomem, 1);
+    return -1;
+}
+
+int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
+{
+    uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
+    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
+    if (used + 2 <= hp_ldv.map_budget) {
+        atomic_fetch_add(&hp_ldv.opens, 1);
+        if (open_span(page, page + HP_PAGE) == 0) return 0;
+    }
+    /* Over budget (or the kernel said ENOMEM): open the aligned block
+     * around the page, then the whole run; both merge map entries back. */
+    atomic_fetch_add(&hp_ldv.coarse_opens, 1);
+    uintptr_t blo = addr & ~(uintptr_t)(BLOCK_PAGES * HP_PAGE - 1);
+    uintptr_t bhi = blo + BLOCK_PAGES * HP_PAGE;
+    if (blo < run->lo) blo = run->lo;
+    if (bhi > run->hi) bhi = run->hi;
+    if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi) == 0) {
+        atomic_fetch_add(&hp_ldv.opens, 1);
+        return 0;
+    }
+    return open_span(run->lo, run->hi);
+}
+
+void hp_ldv_open_range(uintptr_t p, size_t n)
+{
+    uintptr_t end = p + n;
+    if (end < p) end = UINTPTR_MAX;
+    for (uintptr_t a = p & ~(uintptr_t)(HP_PAGE - 1); a < end; a += HP_PAGE) {
+        const hp_ldv_run *r = hp_ldv_find_run(a);
+        if (!r) {
+            /* Skip to the next run. */
+            size_t lo = 0, hi = hp_ldv.nruns;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (hp_ldv.runs[mid].lo <= a) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo >= hp_ldv.nruns || hp_ldv.runs[lo].lo >= end) return;
+            a = hp_ldv.runs[lo].lo - HP_PAGE;
+            continue;
+        }
+        uintptr_t hi = r->hi < end ? r->hi : (end + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (hi > r->hi) hi = r->hi;
+        /* One mprotect for the part of the run under the buffer. */
+        if (hi - a > HP_PAGE) {
+            if (open_span(a, hi) != 0) open_span(r->lo, r->hi);
+            atomic_fetch_add(&hp_ldv.opens, 1);
+        } else {
+            hp_ldv_open_page(a, r);
+        }
+        a = hi - HP_PAGE;
+    }
+}
+
+void hp_ldv_reprotect_page(uintptr_t page)
+{
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
+    }
+    mprotect((void *)page, HP_PAGE, PROT_NONE);
+}
+
+int hp_ldv_inflight_begin(uintptr_t p, size_t n)
+{
+    if (!p) return -1;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t z = 0;
+        if (atomic_load_explicit(&slots[s].lo, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&slots[s].lo, &z, UINTPTR_MAX)) {
+            atomic_store(&slots[s].hi, p + n);
+            atomic_store(&slots[s].lo, p);
+            return s;
+        }
+    }
+    return -1;
+}
+
+void hp_ldv_inflight_end(int slot)
+{
+    if (slot >= 0) atomic_store(&slots[slot].lo, 0);
+}
+/* ---- end of async-signal-safe code ---- */
