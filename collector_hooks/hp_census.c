@@ -213,6 +213,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
     hp_breakdown *bds = breakdown ? hp_report_table(nstats) : NULL;
     int ldv = !simple && hp_rt.cfg.mode == HP_MODE_LDV;   /* ldv/: generic loop only */
     uint32_t period = atomic_load(&hp_rt.period);
+    if (ldv) hp_ldv_sweep_begin(len);
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
@@ -245,6 +246,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
             res.live_objects++;
             if (ldv) hp_ldv_census_rec(r, period + 1);
         }
+        if (ldv) hp_ldv_moved(i, out);
         if (out != i) recs[out] = *r;
         out++;
     }

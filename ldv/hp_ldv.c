@@ -43,7 +43,8 @@ static census *cen(void) { return (census *)census_vec.base; }
 int hp_ldv_init(char *err, unsigned long errlen)
 {
     hp_ldv.active = 1;
-    hp_ldv.precise = hp_rt.cfg.ldv_policy == HP_LDV_PRECISE;
+    hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
+    hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
         hp_vec_ensure(&census_vec, 4 * sizeof(census)) != 0 ||
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||
@@ -154,12 +155,12 @@ void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
 }
 
 /* ---- Async-signal-safe from here: fault handlers and wrappers. ---- */
-void hp_ldv_use(const hp_ldv_ent *e, int is_write)
+int hp_ldv_use(const hp_ldv_ent *e, int is_write)
 {
     hp_rec *r = &hp_ldv.recs[e->idx];
-    if (r->base != e->base) return;   /* not the record indexed (cannot happen) */
+    if (r->base != e->base) return 0;   /* not the record indexed (cannot happen) */
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    if (is_write && r->birth >= period) return;   /* initialisation */
+    if (is_write && r->birth >= period) return 0;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
     uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
     while (!(w & HP_LDV_INHERENT) &&
@@ -167,9 +168,10 @@ void hp_ldv_use(const hp_ldv_ent *e, int is_write)
         if (__atomic_compare_exchange_n(&r->word, &w, want, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
-            break;
+            return 1;
         }
     }
+    return 0;
 }
 
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
@@ -264,10 +266,17 @@ void hp_ldv_write_prof(int fd)
 {
     hp_buf_reset(&out);
     hp_buf_str(&out, "\nLag, drag, void, use (HEAPPROF=ldv, policy ");
-    hp_buf_str(&out, hp_ldv.precise ? "precise" : "page");
+    hp_buf_str(&out, !hp_ldv.precise ? "page" : hp_ldv.repeat ? "adaptive" : "precise");
+    if (hp_ldv.repeat) {
+        hp_buf_str(&out, ", repeat=");
+        hp_buf_u64(&out, hp_ldv.repeat);
+    }
     hp_buf_str(&out, ")\n");
     line_u64("  censuses", ncensus);
     line_u64("  protect passes", hp_ldv.passes);
+    line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);
+    line_u64("  protect (ms)", hp_ldv.protect_ns / 1000000);
+    line_u64("  open at collections (ms)", hp_ldv.open_ns / 1000000);
     line_u64("  pages protected (last)", hp_ldv.pages_protected);
     line_u64("  runs protected (most)", hp_ldv.max_runs);
     line_u64("  faults", atomic_load(&hp_ldv.faults));

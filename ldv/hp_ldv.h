@@ -37,6 +37,10 @@ void hp_ldv_census_rec(const hp_rec *r, uint32_t t);
 /* A record leaves the table (dead, freed, or alive at exit): it was live
  * at censuses birth+1 .. d. */
 void hp_ldv_death(const hp_rec *r, uint32_t d);
+/* The sweep begins on a table of `len` records; record `from` survives and
+ * moves to `to` (so the address index is updated, not rebuilt). */
+void hp_ldv_sweep_begin(size_t len);
+void hp_ldv_moved(size_t from, size_t to);
 /* After each sweep: rebuild the address index, protect the pages of the
  * records still live. */
 void hp_ldv_protect(void);

@@ -29,14 +29,19 @@ typedef struct hp_ldv_ent {
 } hp_ldv_ent;
 
 /* A run of adjacent pages protected together (one mprotect, one map entry). */
-typedef struct hp_ldv_run { uintptr_t lo, hi; } hp_ldv_run;
+typedef struct hp_ldv_run {
+    uintptr_t lo, hi;
+    size_t off;       /* index of its first page in the per-page counters */
+} hp_ldv_run;
 
 /* State shared by the handler, the wrappers and the protect pass. The
  * arrays are rebuilt by the owner (lock held) while `collecting` is set, and
  * only read by handlers while it is clear. */
 typedef struct hp_ldv_state {
     int active;                     /* ldv mode is on (set once at start) */
-    int precise;                    /* re-arm after every access (single step) */
+    int precise;                    /* single-step faults (ldv=precise, adaptive) */
+    unsigned repeat;                /* adaptive: fruitless faults before a page
+                                       stays open; 0 = never (precise) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */
     _Atomic int stopped;            /* at exit: no more protection */
@@ -55,6 +60,7 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t faults, uses, gc_faults, sys_uses, efault_retries, enomem;
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;
     uint64_t inherent_objects;
+    uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
 } hp_ldv_state;
 
 extern hp_ldv_state hp_ldv;
@@ -73,6 +79,9 @@ void hp_ldv_open_range(uintptr_t p, size_t n);
 /* Re-protect one page (precise mode, after the step) unless a system call
  * in flight uses it. */
 void hp_ldv_reprotect_page(uintptr_t page);
+/* ldv=adaptive: one more fault without a new use on this page; returns 1
+ * when the page should now stay open for the rest of the period. */
+int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run);
 /* A protect pass is applying protection right now. */
 int hp_ldv_protecting(void);
 /* A system call on [p, p+n) is in flight on this thread: the protect pass
@@ -82,7 +91,7 @@ void hp_ldv_inflight_end(int slot);
 
 /* hp_ldv.c: mark the object holding addr used in the current period (a
  * write in its creation period is not a use). Handler-safe. */
-void hp_ldv_use(const hp_ldv_ent *e, int is_write);
+int hp_ldv_use(const hp_ldv_ent *e, int is_write);   /* 1: a new use */
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */

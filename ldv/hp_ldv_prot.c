@@ -26,7 +26,13 @@
 
 typedef struct inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } inflight;
 
-static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
+static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec, waste_vec;
+static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
+static int cur;                       /* which of ents_vec/ents2_vec holds the index */
+static size_t remap_len;              /* records swept since the last pass (0: none) */
+static size_t indexed_len;            /* table length when the index was built */
+static int index_valid;
+static size_t index_n;                /* entries of the previous index */
 static inflight slots[INFLIGHT_SLOTS];
 static _Atomic int protecting;
 static long map_baseline;
@@ -36,9 +42,12 @@ int hp_ldv_prot_init(void)
 {
     if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&ents2_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&remap_vec, (size_t)1 << 35) != 0 ||
         hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
         hp_vec_reserve(&count_vec, (size_t)1 << 20) != 0 ||
+        hp_vec_reserve(&waste_vec, (size_t)1 << 36) != 0 ||
         hp_vec_ensure(&count_vec, 65536 * sizeof(size_t)) != 0)
         return -1;
     hp_ldv.max_map_count = 65530;
@@ -71,13 +80,30 @@ static long count_maps(void)
 void hp_ldv_collection_start(void)
 {
     if (!hp_ldv.active) return;
+    uint64_t t0 = hp_mono_ns();
     atomic_store(&hp_ldv.collecting, 1);
     while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
     for (size_t i = 0; i < hp_ldv.nruns; i++)
         mprotect((void *)hp_ldv.runs[i].lo, hp_ldv.runs[i].hi - hp_ldv.runs[i].lo,
                  PROT_READ | PROT_WRITE);
     hp_ldv.nruns = 0;
+    if (hp_ldv.nents) index_n = hp_ldv.nents;
     hp_ldv.nents = 0;
+    hp_ldv.open_ns += hp_mono_ns() - t0;
+}
+
+void hp_ldv_sweep_begin(size_t len)
+{
+    if (!hp_ldv.active) return;
+    remap_len = 0;
+    if (hp_vec_ensure(&remap_vec, (len + 1) * sizeof(uint32_t)) != 0) return;
+    memset(remap_vec.base, 0xff, len * sizeof(uint32_t));
+    remap_len = len;
+}
+
+void hp_ldv_moved(size_t from, size_t to)
+{
+    if (from < remap_len) ((uint32_t *)remap_vec.base)[from] = (uint32_t)to;
 }
 
 /* Sort ents by base: LSD radix sort on 16-bit digits of (base - min) >> 4. */
@@ -155,9 +181,11 @@ void hp_ldv_protect(void)
         hp_rec *recs = hp_shadow_table(&len);
         uint32_t next = atomic_load(&hp_rt.period) + 1;
         for (size_t i = 0; i < len; i++) hp_ldv_make_inherent(&recs[i], next);
+        index_valid = 0;
         return;
     }
     /* The index: every live record, sorted by base. */
+    uint64_t t0 = hp_mono_ns();
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
     if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
@@ -165,18 +193,69 @@ void hp_ldv_protect(void)
         hp_vec_ensure(&runs_vec, (len + 1) * sizeof(hp_ldv_run)) != 0 ||
         hp_vec_ensure(&first_vec, (len + 2) * sizeof(uint32_t)) != 0) {
         atomic_store(&hp_ldv.collecting, 0);
+        index_valid = 0;
         return;
     }
-    hp_ldv_ent *e = (hp_ldv_ent *)ents_vec.base;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (recs[i].word & HP_LDV_INHERENT || recs[i].granted == 0) continue;
-        e[n].base = recs[i].base;
-        e[n].size = recs[i].granted;
-        e[n].idx = (uint32_t)i;
-        n++;
+    if (hp_vec_ensure(&ents2_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {
+        atomic_store(&hp_ldv.collecting, 0);
+        index_valid = 0;
+        return;
     }
-    e = sort_ents(e, n);
+    hp_ldv_ent *e;
+    size_t n = 0;
+    const uint32_t *remap = (const uint32_t *)remap_vec.base;
+    if (index_valid && remap_len > 0 && remap_len >= indexed_len) {
+        /* Update: the previous index less the dead, with new positions
+         * (a sweep keeps survivors in order), merged with the survivors
+         * added since (sorted on their own). */
+        hp_ldv_ent *old = (hp_ldv_ent *)(cur ? ents2_vec.base : ents_vec.base);
+        hp_ldv_ent *dst = (hp_ldv_ent *)(cur ? ents_vec.base : ents2_vec.base);
+        size_t nold = 0;
+        for (size_t i = 0; i < index_n; i++) {
+            uint32_t to = remap[old[i].idx];
+            if (to == UINT32_MAX) continue;
+            old[nold] = old[i];
+            old[nold++].idx = to;
+        }
+        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + len + 1;   /* scratch: 2nd half */
+        if (hp_vec_ensure(&tmp_vec, 2 * (len + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
+        size_t nadd = 0;
+        for (size_t i = indexed_len; i < remap_len; i++) {
+            uint32_t to = remap[i];
+            if (to == UINT32_MAX || recs[to].granted == 0) continue;
+            add[nadd].base = recs[to].base;
+            add[nadd].size = recs[to].granted;
+            add[nadd++].idx = to;
+        }
+        /* sort_ents uses tmp_vec's first half as scratch */
+        hp_ldv_ent *sorted = sort_ents(add, nadd);
+        size_t a = 0, b = 0;
+        while (a < nold || b < nadd)
+            dst[n++] = (b >= nadd || (a < nold && old[a].base < sorted[b].base)) ? old[a++]
+                                                                             : sorted[b++];
+        cur = !cur;
+        e = dst;
+    } else {
+    full:
+        e = (hp_ldv_ent *)ents_vec.base;
+        for (size_t i = 0; i < len; i++) {
+            if (recs[i].granted == 0) continue;
+            e[n].base = recs[i].base;
+            e[n].size = recs[i].granted;
+            e[n].idx = (uint32_t)i;
+            n++;
+        }
+        e = sort_ents(e, n);
+        if (e != (hp_ldv_ent *)ents_vec.base) {
+            memcpy(ents_vec.base, e, n * sizeof *e);
+            e = (hp_ldv_ent *)ents_vec.base;
+        }
+        cur = 0;
+    }
+    indexed_len = len;
+    index_valid = 1;
+    remap_len = 0;
+    index_n = n;
     /* Runs of adjacent pages; first[k] = first entry of run k. */
     hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
     uint32_t *first = (uint32_t *)first_vec.base;
@@ -228,6 +307,16 @@ void hp_ldv_protect(void)
         runs[out++] = runs[k];
     }
     nr = out;
+    /* Per-page counters of fruitless faults (ldv=adaptive). */
+    size_t total = 0;
+    for (size_t k = 0; k < nr; k++) {
+        runs[k].off = total;
+        total += (runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT;
+    }
+    if (hp_ldv.repeat) {
+        if (hp_vec_ensure(&waste_vec, total + 1) == 0) memset(waste_vec.base, 0, total + 1);
+        else hp_ldv.repeat = 0;   /* out of memory: precise */
+    }
     /* Entries of objects made inherent stay in the index: hp_ldv_use
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;
@@ -248,6 +337,7 @@ void hp_ldv_protect(void)
         fl[nfl][1] = atomic_load(&slots[s].hi);
         nfl++;
     }
+    uint64_t t1 = hp_mono_ns();
     sigset_t old;
     block_signals(&old);
     atomic_store(&protecting, 1);
@@ -261,6 +351,8 @@ void hp_ldv_protect(void)
     hp_ldv.pages_protected = pages;
     hp_ldv.runs_protected = nr;
     if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
+    hp_ldv.index_ns += t1 - t0;
+    hp_ldv.protect_ns += hp_mono_ns() - t1;
 }
 /* ---- end of collector-callback code ---- */
 
@@ -317,9 +409,9 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     if (bhi > run->hi) bhi = run->hi;
     if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi) == 0) {
         atomic_fetch_add(&hp_ldv.opens, 1);
-        return 0;
+        return 1;
     }
-    return open_span(run->lo, run->hi);
+    return open_span(run->lo, run->hi) == 0 ? 1 : -1;
 }
 
 void hp_ldv_open_range(uintptr_t p, size_t n)
@@ -360,6 +452,16 @@ void hp_ldv_reprotect_page(uintptr_t page)
         if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
     }
     mprotect((void *)page, HP_PAGE, PROT_NONE);
+}
+
+int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)
+{
+    _Atomic uint8_t *w = (_Atomic uint8_t *)waste_vec.base +
+                         run->off + ((addr - run->lo) >> HP_PAGE_SHIFT);
+    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
+    uint8_t n = atomic_load_explicit(w, memory_order_relaxed);
+    if (n < 255) atomic_store_explicit(w, (uint8_t)(n + 1), memory_order_relaxed);
+    return (unsigned)n + 1 >= lim;
 }
 
 int hp_ldv_inflight_begin(uintptr_t p, size_t n)

@@ -98,24 +98,27 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     if (addr != tt.last_addr) tt.repeats = 0;
     tt.last_addr = addr;
     atomic_fetch_add_explicit(&hp_ldv.faults, 1, memory_order_relaxed);
+    int fresh = 0;   /* the fault found a new use */
     if (is_collector((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
         atomic_fetch_add_explicit(&hp_ldv.gc_faults, 1, memory_order_relaxed);
     } else {
         const hp_ldv_ent *e = hp_ldv_find(addr);
-        if (e) hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
+        if (e) fresh = hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
     }
     int ok;
-    if (hp_ldv.precise && tt.npend < PEND_MAX) {
+    int step = hp_ldv.precise && tt.npend < PEND_MAX &&
+               (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
+    if (step) {
         uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
         ok = mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
         if (ok) {
             tt.pend[tt.npend++] = page;
             uc->uc_mcontext.gregs[REG_EFL] |= TF;
         } else {
-            ok = hp_ldv_open_page(addr, run) == 0;
+            ok = hp_ldv_open_page(addr, run) >= 0;
         }
     } else {
-        ok = hp_ldv_open_page(addr, run) == 0;
+        ok = hp_ldv_open_page(addr, run) >= 0;
     }
     atomic_fetch_sub(&hp_ldv.handlers, 1);
     if (!ok) goto chain;

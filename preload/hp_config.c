@@ -9,7 +9,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "out=PATH, " \
-    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, ldv=page|precise"
+    "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, ldv=adaptive|page|precise, repeat=N"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -21,6 +21,7 @@ void hp_config_defaults(hp_config *c)
     c->depth = 8;
     c->label_length = 25;
     c->unwind = HP_UNWIND_LIBUNWIND;
+    c->ldv_repeat = 4;
 }
 
 const char *hp_config_help(void)
@@ -61,9 +62,14 @@ const char *hp_config_help(void)
 "  kind=NAME   heap profile only of objects of kind NAME: normal, atomic,\n"
 "              uncollectable, typed, gcj, finalized, or kindN\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
-"              page (default: at the next collection; cheap, misses later\n"
-"              uses of other objects on an opened page) or precise (after\n"
-"              the accessing instruction, by single-stepping it: exact, slow)\n"
+"              adaptive (default: right after the instruction, by single-\n"
+"              stepping it, until `repeat` faults on the page found no new\n"
+"              use; then at the next collection), page (at the next\n"
+"              collection: cheapest, misses later uses of other objects on\n"
+"              an opened page) or precise (always after the instruction:\n"
+"              exact, slow)\n"
+"  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
+"              open until the next collection, 1-1000000 (default 4)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -213,10 +219,16 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 dst[vlen] = 0;
             } else if (key_is(s, klen, "ldv")) {
                 if (key_is(v, vlen, "page")) c->ldv_policy = HP_LDV_PAGE;
+                else if (key_is(v, vlen, "adaptive")) c->ldv_policy = HP_LDV_ADAPTIVE;
                 else if (key_is(v, vlen, "precise")) c->ldv_policy = HP_LDV_PRECISE;
                 else return set_err(err, errlen,
-                        "bad value in HEAPPROF option '%s': ldv is page or precise",
+                        "bad value in HEAPPROF option '%s': ldv is adaptive, page or precise",
                         s, n);
+            } else if (key_is(s, klen, "repeat")) {
+                if (parse_int(v, vlen, 1, 1000000, &c->ldv_repeat) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': repeat takes a whole number "
+                        "from 1 to 1000000", s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,
