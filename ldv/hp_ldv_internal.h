@@ -43,6 +43,7 @@ typedef struct hp_ldv_state {
     unsigned repeat;                /* adaptive: fruitless faults before a page
                                        stays open; 0 = never (precise) */
     _Atomic int collecting;         /* between START and the protect pass */
+    _Atomic int opening;            /* START is opening the runs */
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */
     _Atomic int stopped;            /* at exit: no more protection */
     hp_ldv_ent *ents; size_t nents;

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,8 +39,19 @@ static _Atomic int protecting;
 static long map_baseline;
 static uint64_t baseline_read_ns;
 
+/* After fork() only the forking thread exists in the child: no handler,
+ * wrapper or pass of another thread is in progress there. */
+static void postfork_child(void)
+{
+    atomic_store(&hp_ldv.handlers, 0);
+    atomic_store(&protecting, 0);
+    atomic_store(&hp_ldv.opening, 0);
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) atomic_store(&slots[s].lo, 0);
+}
+
 int hp_ldv_prot_init(void)
 {
+    pthread_atfork(NULL, NULL, postfork_child);
     if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&ents2_vec, (size_t)1 << 36) != 0 ||
@@ -81,14 +93,21 @@ void hp_ldv_collection_start(void)
 {
     if (!hp_ldv.active) return;
     uint64_t t0 = hp_mono_ns();
+    atomic_store(&hp_ldv.opening, 1);
     atomic_store(&hp_ldv.collecting, 1);
     while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
-    for (size_t i = 0; i < hp_ldv.nruns; i++)
-        mprotect((void *)hp_ldv.runs[i].lo, hp_ldv.runs[i].hi - hp_ldv.runs[i].lo,
-                 PROT_READ | PROT_WRITE);
+    for (size_t i = 0; i < hp_ldv.nruns; i++) {
+        uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
+        if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) continue;
+        /* Part of the run is no longer mapped (the collector gave a freed
+         * block back to the kernel): open what is left page by page. */
+        for (uintptr_t p = lo; p < hi; p += HP_PAGE)
+            mprotect((void *)p, HP_PAGE, PROT_READ | PROT_WRITE);
+    }
     hp_ldv.nruns = 0;
     if (hp_ldv.nents) index_n = hp_ldv.nents;
     hp_ldv.nents = 0;
+    atomic_store(&hp_ldv.opening, 0);
     hp_ldv.open_ns += hp_mono_ns() - t0;
 }
 

@@ -34,6 +34,8 @@ static struct {
 #undef FIELD
 } real;
 static int (*is_heap_ptr)(const void *);
+static int (*is_init_called)(void);
+static int gc_ready;   /* the collector is initialised: GC_is_heap_ptr works */
 
 static void resolve(void)
 {
@@ -48,6 +50,7 @@ void hp_ldv_sys_init(void) { if (!real.write) resolve(); }
 
 void hp_ldv_sys_attach(void)
 {
+    is_init_called = (int (*)(void))dlsym(RTLD_NEXT, "GC_is_init_called");
     is_heap_ptr = (int (*)(const void *))dlsym(RTLD_NEXT, "GC_is_heap_ptr");
 }
 
@@ -61,6 +64,10 @@ static int in_gc(uintptr_t p, size_t n)
     if (!n) return 0;
     if (p < hp_ldv.hi && p + n > hp_ldv.lo) return 1;
     if (!is_heap_ptr) return 0;
+    if (!gc_ready) {
+        if (!is_init_called || !is_init_called()) return 0;
+        gc_ready = 1;
+    }
     return is_heap_ptr((void *)p) || is_heap_ptr((void *)(p + n - 1));
 }
 

@@ -31,7 +31,11 @@ typedef struct trap_tls {
     uintptr_t pend[PEND_MAX];
     int npend;
     uintptr_t last_addr;
+    uint64_t last_pass;
     int repeats;
+    uintptr_t coll_addr;   /* the same, for faults while a collection runs */
+    uint64_t coll_pass;
+    int coll_tries;
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
 /* Set by the system-call wrappers around their own accesses. */
@@ -81,22 +85,42 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_add(&hp_ldv.handlers, 1);
         if (!atomic_load(&hp_ldv.collecting)) break;
         atomic_fetch_sub(&hp_ldv.handlers, 1);
-        if (!hp_ldv_protecting()) goto chain;   /* every page is open: not ours */
-        while (hp_ldv_protecting()) ;           /* the pass ends soon */
+        if (hp_ldv_protecting()) {
+            while (hp_ldv_protecting()) ;       /* the pass ends soon */
+            continue;
+        }
+        /* A collection has begun: the page faulted while still protected
+         * and START opens it (wait for that, then run the instruction
+         * again); a fault that repeats once every page is open is not ours. */
+        while (atomic_load(&hp_ldv.opening)) ;
+        if (addr == tt.coll_addr && tt.coll_pass == hp_ldv.passes) {
+            if (++tt.coll_tries > 2) {
+                tt.coll_addr = 0;
+                goto chain;
+            }
+        } else {
+            tt.coll_addr = addr;
+            tt.coll_pass = hp_ldv.passes;
+            tt.coll_tries = 0;
+        }
+        errno = saved;
+        return;
     }
+    tt.coll_addr = 0;
     const hp_ldv_run *run = hp_ldv_find_run(addr);
     if (!run) {
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         goto chain;
     }
-    if (addr == tt.last_addr && ++tt.repeats > 3) {
+    if (addr == tt.last_addr && tt.last_pass == hp_ldv.passes && ++tt.repeats > 3) {
         /* Opening did not cure it: the page is not (only) ours to open. */
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         tt.repeats = 0;
         goto chain;
     }
-    if (addr != tt.last_addr) tt.repeats = 0;
+    if (addr != tt.last_addr || tt.last_pass != hp_ldv.passes) tt.repeats = 0;
     tt.last_addr = addr;
+    tt.last_pass = hp_ldv.passes;
     atomic_fetch_add_explicit(&hp_ldv.faults, 1, memory_order_relaxed);
     int fresh = 0;   /* the fault found a new use */
     if (is_collector((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {

@@ -69,7 +69,7 @@ const char *hp_config_help(void)
 "              an opened page) or precise (always after the instruction:\n"
 "              exact, slow)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
-"              open until the next collection, 1-1000000 (default 4)\n"
+"              open until the next collection, 1-999999 (default 4)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -225,10 +225,10 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                         "bad value in HEAPPROF option '%s': ldv is adaptive, page or precise",
                         s, n);
             } else if (key_is(s, klen, "repeat")) {
-                if (parse_int(v, vlen, 1, 1000000, &c->ldv_repeat) != 0)
+                if (parse_int(v, vlen, 1, 999999, &c->ldv_repeat) != 0)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': repeat takes a whole number "
-                        "from 1 to 1000000", s, n);
+                        "from 1 to 999999", s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

@@ -259,3 +259,30 @@ Test(config, long_bad_token_is_cut)
     cr_assert_not_null(strstr(err, "unknown mode 'qqqq"));
     cr_assert_lt(strlen(err), sizeof err);
 }
+
+/* Mode ldv: the re-arming policy and its fruitless-fault limit. */
+Test(config, ldv_policy)
+{
+    hp_config c = parse_ok("ldv");
+    cr_assert_eq(c.mode, HP_MODE_LDV);
+    cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
+    cr_assert_eq(c.ldv_repeat, 4);
+    c = parse_ok("ldv,ldv=precise");
+    cr_assert_eq(c.ldv_policy, HP_LDV_PRECISE);
+    c = parse_ok("ldv,ldv=page");
+    cr_assert_eq(c.ldv_policy, HP_LDV_PAGE);
+    c = parse_ok("ldv,ldv=adaptive,repeat=1");
+    cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
+    cr_assert_eq(c.ldv_repeat, 1);
+    c = parse_ok("ldv,repeat=999999");
+    cr_assert_eq(c.ldv_repeat, 999999);
+    parse_bad("ldv,ldv=exact", "'ldv=exact'", "adaptive", "page", "precise", NULL);
+    parse_bad("ldv,ldv=", "'ldv='", "adaptive", NULL);
+    parse_bad("ldv,repeat=0", "'repeat=0'", "1 to 999999", NULL);
+    parse_bad("ldv,repeat=1000000", "'repeat=1000000'", NULL);
+    parse_bad("ldv,repeat=x", "'repeat=x'", NULL);
+    const char *h = hp_config_help();
+    cr_assert_not_null(strstr(h, "ldv=P"));
+    cr_assert_not_null(strstr(h, "repeat=N"));
+    cr_assert_not_null(strstr(h, "INHERENT_USE"));
+}
