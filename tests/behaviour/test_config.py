@@ -1,6 +1,6 @@
 """Behaviour: bad HEAPPROF configuration is refused before main (exit 2,
 a message naming the bad token and the valid choices); HEAPPROF=help
-prints the help and exits 0; the modes not in this version are refused
+prints the help and exits 0; the modes not in this version (retainer, roots) are refused
 with a message saying what to run instead."""
 import os
 import re
@@ -57,7 +57,7 @@ class Config(unittest.TestCase):
                 self.assertEqual(bh.profile_files(r.cwd), [])
 
     def test_modes_not_available(self):
-        for mode in ("ldv", "retainer", "roots"):
+        for mode in ("retainer", "roots"):   # ldv: tests/integration/test_ldv.py
             for value in (mode, mode + ",interval=0.5"):
                 with self.subTest(heapprof=value):
                     r = hptest.run(self, [bh.bprog("bh_alloc")], heapprof=value, stdin="")

@@ -132,6 +132,29 @@ class Ldv(hptest.ProfileTest):
         self.assertIn("GC_ENABLE_INCREMENTAL", r.stderr)
         self.assertFalse(os.path.exists(r.hp_path))
 
+    def test_sigterm_completes_the_profile(self):
+        # The bands are known only at death: SIGTERM writes them all first.
+        import subprocess
+        import time
+        loop = os.path.join(hptest.BUILD, "tests", "behaviour", "bh_loop")
+        d = self.run_dir = __import__("tempfile").mkdtemp(prefix="hptest-")
+        self._run_dirs.append(d)
+        env = dict(os.environ, LD_PRELOAD=hptest.LIB, HEAPPROF="ldv,interval=0.05")
+        p = subprocess.Popen([loop, "5"], cwd=d, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.stdout.readline(), "started\n")
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, -signal.SIGTERM, err)
+        hp = self.check_hp(os.path.join(d, "bh_loop.hp"))
+        self.assert_bookends(hp)
+        self.assertGreaterEqual(len(hp.nonempty()), 3)
+        for _, bands in hp.nonempty():
+            self.assertTrue(set(bands) <= set(BANDS), bands)
+        with open(os.path.join(d, "bh_loop.prof")) as f:
+            self.assertIn("Lag, drag, void, use", f.read())
+
     def test_map_entry_budget(self):
         # Page re-arming: every page a read opens stays open and costs map
         # entries; 300 MB read at ~75000 random places would pass
