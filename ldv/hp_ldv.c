@@ -17,6 +17,7 @@
 #include "../hp_writer/hp_hpfile.h"
 #include "../hp_writer/hp_names.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,25 @@ static hp_buf out;
 
 static census *cen(void) { return (census *)census_vec.base; }
 
+/* A forked child starts a profile of its own (hp_census_postfork_child
+ * restarts the census count): forget the parent's censuses, and let every
+ * object inherited start its biography afresh in period 0. */
+static void postfork_child(void)
+{
+    memset(census_vec.base, 0, ((size_t)ncensus + 2) * sizeof(census));
+    ncensus = 0;
+    if (ncost) memset(cost_vec.base, 0, (size_t)ncost * sizeof(ccs_cost));
+    size_t len;
+    hp_rec *recs = hp_shadow_table(&len);
+    for (size_t i = 0; i < len; i++) {
+        recs[i].birth = 0;
+        recs[i].word = 0;
+    }
+}
+
 int hp_ldv_init(char *err, unsigned long errlen)
 {
+    pthread_atfork(NULL, NULL, postfork_child);
     hp_ldv.active = 1;
     hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;

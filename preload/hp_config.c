@@ -21,7 +21,7 @@ void hp_config_defaults(hp_config *c)
     c->depth = 8;
     c->label_length = 25;
     c->unwind = HP_UNWIND_LIBUNWIND;
-    c->ldv_repeat = 4;
+    c->ldv_repeat = 1;
 }
 
 const char *hp_config_help(void)
@@ -69,7 +69,7 @@ const char *hp_config_help(void)
 "              an opened page) or precise (always after the instruction:\n"
 "              exact, slow)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
-"              open until the next collection, 1-999999 (default 4)\n"
+"              open until the next collection, 1-999999 (default 1)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"

@@ -82,7 +82,7 @@ class Ldv(hptest.ProfileTest):
         # The default: on this program its fruitless-fault limit is never reached.
         got, prof = self.truth_run("adaptive")
         self.assertEqual(got, expected_bands())
-        self.assertIn("policy adaptive, repeat=4", prof)
+        self.assertIn("policy adaptive, repeat=1", prof)
 
     def test_page_only_misses_uses(self):
         got, _ = self.truth_run("page")

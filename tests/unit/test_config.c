@@ -266,14 +266,14 @@ Test(config, ldv_policy)
     hp_config c = parse_ok("ldv");
     cr_assert_eq(c.mode, HP_MODE_LDV);
     cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
-    cr_assert_eq(c.ldv_repeat, 4);
+    cr_assert_eq(c.ldv_repeat, 1);
     c = parse_ok("ldv,ldv=precise");
     cr_assert_eq(c.ldv_policy, HP_LDV_PRECISE);
     c = parse_ok("ldv,ldv=page");
     cr_assert_eq(c.ldv_policy, HP_LDV_PAGE);
-    c = parse_ok("ldv,ldv=adaptive,repeat=1");
+    c = parse_ok("ldv,ldv=adaptive,repeat=3");
     cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
-    cr_assert_eq(c.ldv_repeat, 1);
+    cr_assert_eq(c.ldv_repeat, 3);
     c = parse_ok("ldv,repeat=999999");
     cr_assert_eq(c.ldv_repeat, 999999);
     parse_bad("ldv,ldv=exact", "'ldv=exact'", "adaptive", "page", "precise", NULL);
