@@ -38,8 +38,6 @@ typedef struct trap_tls {
     int coll_tries;
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
-/* Set by the system-call wrappers around their own accesses. */
-__thread int hp_ldv_in_wrapper __attribute__((tls_model("initial-exec")));
 
 /* ---- Signal handlers: async-signal-safe from here. ---- */
 static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
@@ -68,11 +66,13 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
     if (si->si_code <= 0 || sig == SIGTRAP) raise(sig);
 }
 
+/* The collector's or heapprof's own access: code in libgc or heapprof, or
+ * the C library called from inside a GC_ entry point (memset, memcpy). */
 static int is_collector(uintptr_t pc)
 {
     return (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) ||
            (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) ||
-           hp_tls.depth > 0 || hp_ldv_in_wrapper;
+           hp_tls.depth > 0;
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
