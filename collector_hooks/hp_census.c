@@ -17,6 +17,7 @@
 #include "../retainer/hp_rootrec.h"
 #include "../retainer/hp_trace.h"
 #include "../roots/hp_roots.h"
+#include "../ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -240,6 +241,9 @@ sweep_impl(int census, int judge, int breakdown, int simple)
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     size_t out = 0;
     hp_breakdown *bds = breakdown ? hp_report_table(nstats) : NULL;
+    int ldv = !simple && hp_rt.cfg.mode == HP_MODE_LDV;   /* ldv/: generic loop only */
+    uint32_t period = atomic_load(&hp_rt.period);
+    if (ldv) hp_ldv_sweep_begin(len);
     for (size_t i = 0; i < len; i++) {
         hp_rec *r = &recs[i];
         hp_ccs_stats *st = &stats[r->ccs];
@@ -255,6 +259,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
+            if (ldv && passes(r)) hp_ldv_death(r, period);
             continue;
         }
         if (judge) {
@@ -269,7 +274,9 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         if (census && (simple ? (st->census += r->granted, 1) : census_add(st, r, i))) {
             res.live_bytes += r->granted;
             res.live_objects++;
+            if (ldv) hp_ldv_census_rec(r, period + 1);
         }
+        if (ldv) hp_ldv_moved(i, out);
         if (out != i) recs[out] = *r;
         out++;
     }
@@ -284,8 +291,8 @@ sweep_impl(int census, int judge, int breakdown, int simple)
 static sweep_result sweep(int census, int judge)
 {
     int breakdown = hp_rt.cfg.report != 0;
-    int simple = hp_rt.cfg.mode != HP_MODE_KIND && !traversal_mode() &&
-                 !hp_rt.cfg.filter_rset[0] && !hp_rt.cfg.filter_ccs[0] &&
+    int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_LDV &&
+                 !traversal_mode() && !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
     if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
         if (breakdown) return census ? sweep_impl(1, 1, 1, 1) : sweep_impl(0, 1, 1, 1);
@@ -371,6 +378,11 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     if (census_add(st, r, SIZE_MAX)) {
         signal_live_bytes += r->granted;
         signal_live_objects++;
+        if (hp_rt.cfg.mode == HP_MODE_LDV) {   /* ldv/: census, then death at exit */
+            uint32_t t = atomic_load(&hp_rt.period) + 1;
+            hp_ldv_census_rec(r, t);
+            hp_ldv_death(r, t);
+        }
     }
     hp_breakdown *bd = hp_report_of(r->ccs);
     if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {   /* never swept: tally it */
@@ -394,6 +406,9 @@ static void signal_census(double now)
     hp_ccs_stats *st = (hp_ccs_stats *)stats_vec.base;
     for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
     signal_live_bytes = signal_live_objects = 0;
+    if (hp_rt.cfg.mode == HP_MODE_LDV)
+        hp_ldv_census_begin(atomic_load(&hp_rt.period) + 1,
+                            now < last_census_time ? last_census_time : now);
     hp_shadow_peek(signal_visit, NULL);
     if (signal_live_bytes > peak_bytes || !peak_seen) {
         peak_seen = 1;
@@ -402,7 +417,7 @@ static void signal_census(double now)
         peak_time = now;
         for (uint32_t c = 0; c < nstats; c++) st[c].at_peak = st[c].census;
     }
-    write_sample_of(now, census_bytes_of);
+    if (hp_rt.cfg.mode != HP_MODE_LDV) write_sample_of(now, census_bytes_of);
     censuses++;
     unjudged_census = 1;
 }
@@ -447,6 +462,14 @@ void hp_census_traverse(uint64_t mark_ns)
 }
 /* ---- end of MARK_END code ---- */
 
+/* Mode ldv: records still alive at exit die after the last census. */
+static void ldv_exit_death(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    if (passes(r)) hp_ldv_death(r, atomic_load(&hp_rt.period));
+}
+
 static void census_pass(int force, int judge, uint64_t start_ns)
 {
     uint64_t t0 = hp_mono_ns();
@@ -459,6 +482,9 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     traversed_here = 0;
     if (named_roots() && judge) hp_roots_check_alive(now);
     hp_shadow_drain(NULL, NULL);
+    if (census && hp_rt.cfg.mode == HP_MODE_LDV)   /* ldv/ */
+        hp_ldv_census_begin(atomic_load(&hp_rt.period) + 1,
+                            now < last_census_time ? last_census_time : now);
     sweep_result res = sweep(census, judge);
     if (census) {
         if (now < last_census_time) now = last_census_time;
@@ -475,7 +501,8 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             logs_at_peak = hp_shadow_log_bytes();
         }
         if (take_output_role()) {
-            write_sample(now);
+            if (hp_rt.cfg.mode != HP_MODE_LDV) write_sample(now);
+            else open_hp_file();   /* ldv: the samples are written at exit */
             release_output_role();
         }
         if (named_roots()) hp_roots_census_done(now);
@@ -487,6 +514,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             st[c].census = 0;
         }
     }
+    if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_protect();   /* ldv/: re-arm */
     atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
 }
 
@@ -560,9 +588,12 @@ void hp_census_finish(int from_signal)
     /* Files are completed whenever something was allocated or a census
      * was written (a program that only initialised the collector). */
     if (total_objects > 0 || hp_stacks_count() > 1 || hp_fd >= 0) {
+        if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_stop();
         if (from_signal) signal_census(end);
         else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
+        if (!from_signal && hp_rt.cfg.mode == HP_MODE_LDV) hp_shadow_foreach(ldv_exit_death, NULL);
         open_hp_file();
+        if (hp_fd >= 0 && hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_samples(hp_fd);   /* ldv/ */
         if (hp_fd >= 0) {
             hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
             close(hp_fd);
@@ -608,6 +639,7 @@ void hp_census_finish(int from_signal)
                 hp_prof_write(fd, &s, (hp_ccs_stats *)stats_vec.base, nstats);
                 if (named_roots()) hp_roots_write_prof(fd);
                 else if (retainer_sets()) hp_retainer_write_prof(fd);
+                if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_prof(fd);   /* ldv/ */
                 close(fd);
             }
             fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -7,6 +7,7 @@
 #include "../preload/hp_thread.h"
 
 #include "../hp_writer/hp_symbols.h"
+#include "../ldv/hp_ldv.h"
 
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
@@ -61,6 +62,7 @@ static void hp_on_collection_event(GC_EventType ev)
         }
         hp_census_mark_end();
     }
+    if (ev == GC_EVENT_START) hp_ldv_collection_start();   /* ldv/: open protected pages */
     if (ev == GC_EVENT_RECLAIM_END) {
         /* The census's time is the profile time when the collection began:
          * profiler time spent since then (a traversal) does not move it. */

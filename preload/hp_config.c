@@ -10,7 +10,8 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
-    "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no"
+    "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no, " \
+    "ldv=adaptive|page|precise, repeat=N"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -23,6 +24,7 @@ void hp_config_defaults(hp_config *c)
     c->label_length = 25;
     c->unwind = HP_UNWIND_LIBUNWIND;
     c->bound = 8;
+    c->ldv_repeat = 1;
 }
 
 const char *hp_config_help(void)
@@ -37,7 +39,8 @@ const char *hp_config_help(void)
 "  module      live bytes by module of the allocating function (GHC -hm)\n"
 "  kind        live bytes by object kind and size, e.g. normal:32 (GHC -hd/-hy)\n"
 "  retainer    live bytes by retainer set (GHC -hr): who keeps memory alive\n"
-"  ldv         lag/drag/void/use biography (GHC -hb)        [not in this version]\n"
+"  ldv         lag/drag/void/use biography (GHC -hb): bands VOID LAG USE\n"
+"              INHERENT_USE DRAG, uses seen by page protection\n"
 "  roots       live bytes by the sets of named roots reaching them\n"
 "              (heapprof_set_roots() in the program, see heapprof.h)\n"
 "  help        print this text and exit\n"
@@ -68,6 +71,15 @@ const char *hp_config_help(void)
 "  rset=R[+R...]  any mode: profile only objects whose retainer set holds a\n"
 "              retainer named R (GHC -hr), e.g. rset=g_cache or stack:main\n"
 "  noroot=yes  roots mode: show bytes reachable from no named root as NOROOT\n"
+"  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
+"              adaptive (default: right after the instruction, by single-\n"
+"              stepping it, until `repeat` faults on the page found no new\n"
+"              use; then at the next collection), page (at the next\n"
+"              collection: cheapest, misses later uses of other objects on\n"
+"              an opened page) or precise (always after the instruction:\n"
+"              exact, slow)\n"
+"  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
+"              open until the next collection, 1-999999 (default 1)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -239,6 +251,18 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "no")) c->noroot = 0;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': noroot is yes or no", s, n);
+            } else if (key_is(s, klen, "ldv")) {
+                if (key_is(v, vlen, "page")) c->ldv_policy = HP_LDV_PAGE;
+                else if (key_is(v, vlen, "adaptive")) c->ldv_policy = HP_LDV_ADAPTIVE;
+                else if (key_is(v, vlen, "precise")) c->ldv_policy = HP_LDV_PRECISE;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': ldv is adaptive, page or precise",
+                        s, n);
+            } else if (key_is(s, klen, "repeat")) {
+                if (parse_int(v, vlen, 1, 999999, &c->ldv_repeat) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': repeat takes a whole number "
+                        "from 1 to 999999", s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

@@ -11,6 +11,8 @@ typedef enum {
 } hp_mode;
 /* report= : the allocation report's breakdowns (bit set). */
 enum { HP_REPORT_GEN = 1, HP_REPORT_KIND = 2 };
+/* ldv= : when a page opened by a trap is protected again (ldv mode). */
+enum { HP_LDV_ADAPTIVE, HP_LDV_PAGE, HP_LDV_PRECISE };
 typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP, HP_UNWIND_LIBUNWIND_RAW } hp_unwind;
 
 #define HP_MAX_DEPTH 64
@@ -26,6 +28,9 @@ typedef struct hp_config {
     char out[HP_OUT_MAX]; /* output path stem or .hp path; "" = <program>.hp */
     int help;             /* HEAPPROF=help */
     int report;           /* HP_REPORT_* bits */
+    int ldv_policy;       /* HP_LDV_*: re-arming policy of mode ldv */
+    int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
+                             page stays open for the rest of the period */
     /* Filters of the heap profile ("" = none): a function on the stack
      * (GHC -hC), the allocating function's module, the object kind. */
     char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];

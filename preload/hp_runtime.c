@@ -11,6 +11,7 @@
 #include "../collector_hooks/hp_hooks.h"
 #include "../hp_writer/hp_names.h"
 #include "../hp_writer/hp_symbols.h"
+#include "../ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,14 +236,6 @@ void hp_ensure_init(void)
         hp_say(hp_config_help());
         _exit(0);
     }
-    if (hp_rt.cfg.mode == HP_MODE_LDV) {
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "heapprof: mode '%s' is not available in this version of heapprof "
-                 "(it has cc, module, kind, retainer and roots); run with HEAPPROF=cc (by call stack), "
-                 "or leave HEAPPROF unset", hp_mode_name(hp_rt.cfg.mode));
-        die(msg, 2);
-    }
     read_command_line();
     const char *stem = hp_rt.cfg.out[0] ? hp_rt.cfg.out : hp_rt.program;
     snprintf(out_stem, sizeof out_stem, "%s", stem);
@@ -254,6 +247,7 @@ void hp_ensure_init(void)
         hp_census_init() != 0)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
+    if (hp_rt.cfg.mode == HP_MODE_LDV && hp_ldv_start() != 0) _exit(2);   /* ldv/ */
     hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth);
     hp_thread_init_key();
     pthread_atfork(prefork, postfork_parent, postfork_child);
@@ -271,6 +265,7 @@ int hp_ensure_attached(void)
         hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
         hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
         hp_hooks_install();
+        hp_ldv_attach();   /* ldv/: no-op in other modes */
         atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
     }
     pthread_mutex_unlock(&attach_lock);

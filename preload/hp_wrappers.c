@@ -14,6 +14,9 @@
 #include "hp_thread.h"
 #include "../collector_hooks/hp_census.h"
 #include "../collector_hooks/hp_hooks.h"
+#include "../ldv/hp_ldv.h"
+
+#include <dlfcn.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -236,14 +239,18 @@ void GC_free(void *p)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     note_free(p);
+    hp_tls.depth++;   /* its accesses are the collector's (ldv) */
     hp_real.GC_free(p);
+    hp_tls.depth--;
 }
 
 void GC_debug_free(void *p)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     note_free(p);
+    hp_tls.depth++;
     hp_real.GC_debug_free(p);
+    hp_tls.depth--;
 }
 
 /* Explicit collections: only to mark where the program's frames end on
@@ -313,4 +320,13 @@ void GC_register_has_static_roots_callback(GC_has_static_roots_func fn)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     hp_hooks_set_program_roots_cb(fn);
+}
+
+/* ---- Mode ldv cannot follow incremental collections (ldv/hp_ldv.c). */
+void GC_enable_incremental(void)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (hp_ldv_refuse_incremental()) return;
+    void (*fn)(void) = (void (*)(void))dlsym(RTLD_NEXT, "GC_enable_incremental");
+    if (fn) fn();
 }

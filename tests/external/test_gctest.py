@@ -6,7 +6,7 @@ The libgc source matching the installed libgc-dev is fetched with
 copied into heapprof. gctest is built against the installed libgc (it needs
 the source tree's include/ for private/gc_priv.h) and run plain, then under
 heapprof with interval=0.05, once with the default unwinder and once with
-unwind=fp, and in the retainer profile. Every run must exit 0 and print gctest's success message; every
+unwind=fp, in the retainer profile, and once in mode ldv (page protection). Every run must exit 0 and print gctest's success message; every
 .hp written (gctest forks, so children write <stem>.<pid>.hp) must pass the
 strict format check and hp2ps.
 """
@@ -129,6 +129,16 @@ class GcTest(unittest.TestCase):
         self.assertRegex(prof, r"SET \d+ = \{<stack:main>\}")
         censuses = prof.split("RETAINER CENSUSES")[1]
         self.assertRegex(censuses, r"\d+ of \d+ bytes")
+    def test_profiled_ldv(self):
+        # Mode ldv: every heap page protected after each collection; gctest's
+        # threads, finalizers, GC_free, fork and its GC_enable_incremental
+        # call (ignored, with a warning) must not disturb it.
+        r = self.profiled("ldv,interval=0.05")
+        self.assertIn("GC_enable_incremental ignored", r.stderr)
+        hp = r.hp()
+        for _, bands in hp.nonempty():
+            self.assertTrue(set(bands) <= {"VOID", "LAG", "USE", "INHERENT_USE", "DRAG"}, bands)
+        self.assertGreater(int(hptest.prof_field(r.prof(), "uses recorded")), 0)
 
 
 if __name__ == "__main__":

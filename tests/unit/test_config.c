@@ -285,3 +285,30 @@ Test(config, retainer_and_roots_keys)
     parse_bad("roots,noroot=maybe", "'noroot=maybe'", "yes or no", NULL);
     parse_bad("roots,rset=g_cache", "'rset=g_cache'", "cannot be used in mode roots", NULL);
 }
+
+/* Mode ldv: the re-arming policy and its fruitless-fault limit. */
+Test(config, ldv_policy)
+{
+    hp_config c = parse_ok("ldv");
+    cr_assert_eq(c.mode, HP_MODE_LDV);
+    cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
+    cr_assert_eq(c.ldv_repeat, 1);
+    c = parse_ok("ldv,ldv=precise");
+    cr_assert_eq(c.ldv_policy, HP_LDV_PRECISE);
+    c = parse_ok("ldv,ldv=page");
+    cr_assert_eq(c.ldv_policy, HP_LDV_PAGE);
+    c = parse_ok("ldv,ldv=adaptive,repeat=3");
+    cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
+    cr_assert_eq(c.ldv_repeat, 3);
+    c = parse_ok("ldv,repeat=999999");
+    cr_assert_eq(c.ldv_repeat, 999999);
+    parse_bad("ldv,ldv=exact", "'ldv=exact'", "adaptive", "page", "precise", NULL);
+    parse_bad("ldv,ldv=", "'ldv='", "adaptive", NULL);
+    parse_bad("ldv,repeat=0", "'repeat=0'", "1 to 999999", NULL);
+    parse_bad("ldv,repeat=1000000", "'repeat=1000000'", NULL);
+    parse_bad("ldv,repeat=x", "'repeat=x'", NULL);
+    const char *h = hp_config_help();
+    cr_assert_not_null(strstr(h, "ldv=P"));
+    cr_assert_not_null(strstr(h, "repeat=N"));
+    cr_assert_not_null(strstr(h, "INHERENT_USE"));
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""bench_ldv: what mode ldv costs and how precise its re-arming policies are.
+
+1. Overhead, in one run: trees.c (the reference workload, as bench_trees.py
+   finds and builds it) at the given depth (default 18), plain and under
+   heapprof in mode cc and in mode ldv with each re-arming policy, best of
+   N wall seconds and the ratio to the plain run of the same build, with the
+   ldv runs' fault counts from their .prof.
+2. Precision: bench/ldv_precision.c (random biographies, one census per
+   GC_gcollect) under ldv=precise (exact) and under each other policy; the
+   precision of a policy is 1 - (sum over censuses and bands of
+   |bytes - exact bytes|) / (2 * sum over censuses of live bytes), i.e. the
+   share of byte-censuses put in the right band; with its faults and time.
+
+Not a test: it is never registered with meson test.
+
+    bench/bench_ldv.py [DEPTH] [-n RUNS] [--lib PATH] [--interval S]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_trees as bt  # noqa: E402
+
+BANDS = ("VOID", "LAG", "USE", "INHERENT_USE", "DRAG")
+
+
+def hp_samples(path):
+    samples, cur = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("BEGIN_SAMPLE"):
+                cur = {}
+            elif line.startswith("END_SAMPLE"):
+                samples.append(cur)
+                cur = None
+            elif cur is not None:
+                k, v = line.split("\t")
+                cur[k] = int(v)
+    return samples[1:-1]   # without the empty first and closing samples
+
+
+def prof_value(path, key):
+    line = bt.prof_line(path, key)
+    try:
+        return line.split()[-1]
+    except IndexError:
+        return "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("depth", nargs="?", type=int, default=18)
+    ap.add_argument("-n", "--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 3)))
+    ap.add_argument("--lib", help="libheapprof.so (default: build/ in the repo, built if needed)")
+    ap.add_argument("--interval", default="0.1")
+    args = ap.parse_args()
+    src = bt.find_source()
+    lib = bt.find_lib(args.lib)
+    work = tempfile.mkdtemp(prefix="hp-bench-ldv-")
+    try:
+        o2 = os.path.join(work, "trees")
+        fp = os.path.join(work, "trees-fp")
+        bt.compile_trees(src, o2, [])
+        bt.compile_trees(src, fp, ["-fno-omit-frame-pointer"])
+        base = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "HEAPPROF")}
+        kinds = [
+            ("plain (-O2)", o2, None, None),
+            ("plain (fp build)", fp, None, None),
+            ("cc unwind=fp", fp, "cc,unwind=fp", "plain (fp build)"),
+            ("ldv unwind=fp (adaptive)", fp, "ldv,unwind=fp", "plain (fp build)"),
+            ("ldv unwind=fp ldv=page", fp, "ldv,unwind=fp,ldv=page", "plain (fp build)"),
+            ("cc (libunwind, -O2)", o2, "cc", "plain (-O2)"),
+            ("ldv (libunwind, -O2, adaptive)", o2, "ldv", "plain (-O2)"),
+        ]
+        best, expected = {}, None
+        for _ in range(args.runs):
+            for idx, (name, exe, hp, _) in enumerate(kinds):
+                cwd = os.path.join(work, f"run-{idx}")
+                os.makedirs(cwd, exist_ok=True)
+                env = dict(base)
+                if hp:
+                    env["LD_PRELOAD"] = lib
+                    env["HEAPPROF"] = f"{hp},interval={args.interval}"
+                wall, rss, out = bt.run_once([exe, str(args.depth)], env, cwd)
+                if expected is None:
+                    expected = out
+                elif out != expected:
+                    sys.exit(f"bench_ldv: {name} printed different output")
+                best[name] = min(wall, best.get(name, wall))
+        print(f"trees.c depth {args.depth}, best of {args.runs} runs, interval={args.interval}")
+        print()
+        w = max(len(k[0]) for k in kinds)
+        print(f"| {'run':<{w}} | wall s | vs plain | faults | uses recorded |")
+        print(f"| {'-' * w} | ------ | -------- | ------ | ------------- |")
+        for idx, (name, exe, hp, ref) in enumerate(kinds):
+            prof = os.path.join(work, f"run-{idx}", os.path.basename(exe) + ".prof")
+            ratio = best[name] / best[ref] if ref else 1.0
+            faults = prof_value(prof, "faults") if hp and hp.startswith("ldv") else ""
+            uses = prof_value(prof, "uses recorded") if hp and hp.startswith("ldv") else ""
+            print(f"| {name:<{w}} | {best[name]:6.2f} | {ratio:7.2f}x | {faults:>6} | {uses:>13} |")
+        print()
+
+        exe = os.path.join(work, "ldv_precision")
+        here = os.path.dirname(os.path.abspath(__file__))
+        r = subprocess.run(["gcc", "-O1", os.path.join(here, "ldv_precision.c"), "-o", exe,
+                            "-lgc"], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("bench_ldv: building ldv_precision failed:\n" + r.stderr)
+        results = {}
+        for pol in ("precise", "adaptive", "adaptive,repeat=16", "adaptive,repeat=1", "page"):
+            cwd = os.path.join(work, "prec-" + pol.replace(",", "-").replace("=", ""))
+            os.makedirs(cwd, exist_ok=True)
+            env = dict(base, LD_PRELOAD=lib, HEAPPROF=f"ldv,interval=0,ldv={pol}")
+            wall, _, _ = bt.run_once([exe], env, cwd)
+            prof = os.path.join(cwd, "ldv_precision.prof")
+            results[pol] = (hp_samples(os.path.join(cwd, "ldv_precision.hp")), wall,
+                            prof_value(prof, "faults"))
+        exact = results["precise"][0]
+        total = sum(sum(s.values()) for s in exact)
+        print("precision on bench/ldv_precision.c (20000 objects of 64 bytes, 12 periods),"
+              " against ldv=precise:")
+        print()
+        print("| policy              | precision | faults | wall s |")
+        print("| ------------------- | --------- | ------ | ------ |")
+        for pol, (samples, wall, faults) in results.items():
+            if len(samples) != len(exact):
+                print(f"| {pol:<19} | (different census count) |")
+                continue
+            err = sum(abs(a.get(b, 0) - e.get(b, 0)) for a, e in zip(samples, exact)
+                      for b in BANDS)
+            prec = 1 - err / (2 * total) if total else 1.0
+            print(f"| {pol:<19} | {prec * 100:8.2f}% | {faults:>6} | {wall:6.2f} |")
+    finally:
+        shutil.rmtree(work, True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

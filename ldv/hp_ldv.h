@@ -1,0 +1,56 @@
+/* hp_ldv: lag/drag/void/use ("biographical") profiling, HEAPPROF=ldv.
+ *
+ * The interface the rest of heapprof calls, each call one line at the place
+ * it belongs (runtime start-up, collection events, the census sweep, the
+ * finisher). Everything else of the mode lives in ldv/: the LDV word and the
+ * post-mortem bands (hp_ldv.c), page protection and the address index
+ * (hp_ldv_prot.c), the fault handlers and sigaction interposition
+ * (hp_ldv_trap.c), and the system-call and stdio wrappers (hp_ldv_sys.c).
+ * See doc/semantics.md ("Lag, drag, void, use") for what the bands mean. */
+#ifndef HP_LDV_H
+#define HP_LDV_H
+#include <stdint.h>
+
+#include "../preload/hp_shadow.h"
+#include "../hp_writer/hp_buf.h"
+
+/* Start-up, in ldv mode only (configuration read): refuses
+ * GC_ENABLE_INCREMENTAL, reserves memory and installs the fault handlers.
+ * 0, or -1 after saying why on stderr. */
+int hp_ldv_start(void);
+int hp_ldv_init(char *err, unsigned long errlen);
+/* GC_enable_incremental was called: in ldv mode, say once that it is
+ * ignored and return 1; else 0 (the call goes through). */
+int hp_ldv_refuse_incremental(void);
+/* Once the collector's functions are known (hp_real resolved). */
+void hp_ldv_attach(void);
+
+/* ---- Collector-callback and census context (allocation lock held). ---- */
+/* A collection starts: open every protected page before the collector
+ * reads the heap (START event). */
+void hp_ldv_collection_start(void);
+/* Census number t (1, 2, ...) is being taken at profile time `seconds`:
+ * called before the sweep that counts it. */
+void hp_ldv_census_begin(uint32_t t, double seconds);
+/* A record is live at census t (passes the profile's filters). */
+void hp_ldv_census_rec(const hp_rec *r, uint32_t t);
+/* A record leaves the table (dead, freed, or alive at exit): it was live
+ * at censuses birth+1 .. d. */
+void hp_ldv_death(const hp_rec *r, uint32_t d);
+/* The sweep begins on a table of `len` records; record `from` survives and
+ * moves to `to` (so the address index is updated, not rebuilt). */
+void hp_ldv_sweep_begin(size_t len);
+void hp_ldv_moved(size_t from, size_t to);
+/* After each sweep: rebuild the address index, protect the pages of the
+ * records still live. */
+void hp_ldv_protect(void);
+
+/* ---- Output, at exit or on SIGINT/SIGTERM (async-signal-safe). ---- */
+/* Every census as one sample with bands VOID LAG USE INHERENT_USE DRAG. */
+void hp_ldv_write_samples(int fd);
+/* The .prof additions: protection figures, tables by drag and void. */
+void hp_ldv_write_prof(int fd);
+/* Stop trapping (before the last death pass at exit). */
+void hp_ldv_stop(void);
+
+#endif

@@ -1,0 +1,505 @@
+/* hp_ldv_prot: page protection for ldv mode: the address index of live
+ * records, the runs of pages protected after each sweep, opening pages on a
+ * trap, the map-entry budget, and system-call buffers in flight.
+ *
+ * Protocol (see hp_ldv_internal.h): the owner (collection callback, lock
+ * held) sets `collecting` and opens every run at START, waiting for fault
+ * handlers already inside the index to leave; after the sweep it rebuilds
+ * the index and runs, protects them (with `protecting` set, so a thread
+ * that faults on a page just protected waits for the pass to end rather
+ * than taking the fault for someone else's), then clears `collecting`.
+ * Handlers read the arrays only while `collecting` is clear. */
+#include "hp_ldv_internal.h"
+#include "../preload/hp_real.h"
+#include "../preload/hp_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define INFLIGHT_SLOTS 256
+#define BLOCK_PAGES 256u                      /* coarse open: 1 MiB */
+
+typedef struct inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } inflight;
+
+static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec, waste_vec;
+static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
+static int cur;                       /* which of ents_vec/ents2_vec holds the index */
+static size_t remap_len;              /* records swept since the last pass (0: none) */
+static size_t indexed_len;            /* table length when the index was built */
+static int index_valid;
+static size_t index_n;                /* entries of the previous index */
+static inflight slots[INFLIGHT_SLOTS];
+static _Atomic int protecting;
+static long map_baseline;
+static uint64_t baseline_read_ns;
+
+/* After fork() only the forking thread exists in the child: no handler,
+ * wrapper or pass of another thread is in progress there. */
+static void postfork_child(void)
+{
+    atomic_store(&hp_ldv.handlers, 0);
+    atomic_store(&protecting, 0);
+    atomic_store(&hp_ldv.opening, 0);
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) atomic_store(&slots[s].lo, 0);
+}
+
+int hp_ldv_prot_init(void)
+{
+    pthread_atfork(NULL, NULL, postfork_child);
+    if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&ents2_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&remap_vec, (size_t)1 << 35) != 0 ||
+        hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
+        hp_vec_reserve(&count_vec, (size_t)1 << 20) != 0 ||
+        hp_vec_reserve(&waste_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_ensure(&count_vec, 65536 * sizeof(size_t)) != 0)
+        return -1;
+    hp_ldv.max_map_count = 65530;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/sys/vm/max_map_count",
+                          O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char b[32];
+        long n = syscall(SYS_read, fd, b, sizeof b - 1), v = 0;
+        for (long i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++) v = v * 10 + (b[i] - '0');
+        if (v > 0) hp_ldv.max_map_count = v;
+        syscall(SYS_close, fd);
+    }
+    return 0;
+}
+
+/* Lines of /proc/self/maps: the map entries in use (no stdio, no malloc). */
+static long count_maps(void)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char b[65536];
+    long lines = 0, n;
+    while ((n = syscall(SYS_read, fd, b, sizeof b)) > 0)
+        for (long i = 0; i < n; i++) lines += b[i] == '\n';
+    syscall(SYS_close, fd);
+    return lines;
+}
+
+/* ---- Collector-callback code (lock held): no malloc, no GC heap. ---- */
+void hp_ldv_collection_start(void)
+{
+    if (!hp_ldv.active) return;
+    uint64_t t0 = hp_mono_ns();
+    atomic_store(&hp_ldv.opening, 1);
+    atomic_store(&hp_ldv.collecting, 1);
+    while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
+    for (size_t i = 0; i < hp_ldv.nruns; i++) {
+        uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
+        if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) continue;
+        /* Part of the run is no longer mapped (the collector gave a freed
+         * block back to the kernel): open what is left page by page. */
+        for (uintptr_t p = lo; p < hi; p += HP_PAGE)
+            mprotect((void *)p, HP_PAGE, PROT_READ | PROT_WRITE);
+    }
+    hp_ldv.nruns = 0;
+    if (hp_ldv.nents) index_n = hp_ldv.nents;
+    hp_ldv.nents = 0;
+    atomic_store(&hp_ldv.opening, 0);
+    hp_ldv.open_ns += hp_mono_ns() - t0;
+}
+
+void hp_ldv_sweep_begin(size_t len)
+{
+    if (!hp_ldv.active) return;
+    remap_len = 0;
+    if (hp_vec_ensure(&remap_vec, (len + 1) * sizeof(uint32_t)) != 0) return;
+    memset(remap_vec.base, 0xff, len * sizeof(uint32_t));
+    remap_len = len;
+}
+
+void hp_ldv_moved(size_t from, size_t to)
+{
+    if (from < remap_len) ((uint32_t *)remap_vec.base)[from] = (uint32_t)to;
+}
+
+/* Sort ents by base: LSD radix sort on 16-bit digits of (base - min) >> 4. */
+static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
+{
+    if (n < 2) return a;
+    uintptr_t mn = UINTPTR_MAX, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].base < mn) mn = a[i].base;
+        if (a[i].base > mx) mx = a[i].base;
+    }
+    uintptr_t range = (mx - mn) >> 4;
+    hp_ldv_ent *b = (hp_ldv_ent *)tmp_vec.base;
+    size_t *cnt = (size_t *)count_vec.base;
+    for (int shift = 0; shift == 0 || (range >> shift) != 0; shift += 16) {
+        memset(cnt, 0, 65536 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) { size_t c = cnt[d]; cnt[d] = sum; sum += c; }
+        for (size_t i = 0; i < n; i++) b[cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++] = a[i];
+        hp_ldv_ent *t = a; a = b; b = t;
+        if (shift >= 48) break;
+    }
+    return a;
+}
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGTRAP);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* mprotect [lo, hi) to PROT_NONE, leaving out pages of system calls in
+ * flight (`fl`, n ranges). Returns the pages protected. */
+static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], int nfl)
+{
+    for (int k = 0; k < nfl; k++) {
+        uintptr_t a = fl[k][0] & ~(uintptr_t)(HP_PAGE - 1);
+        uintptr_t b = (fl[k][1] + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (b <= lo || a >= hi) continue;
+        size_t n = 0;
+        if (a > lo) n += protect_run(lo, a, fl + k + 1, nfl - k - 1);
+        if (b < hi) n += protect_run(b, hi, fl + k + 1, nfl - k - 1);
+        return n;
+    }
+    if (mprotect((void *)lo, hi - lo, PROT_NONE) != 0) {
+        atomic_fetch_add(&hp_ldv.enomem, 1);
+        return 0;
+    }
+    return (hi - lo) >> HP_PAGE_SHIFT;
+}
+
+void hp_ldv_protect(void)
+{
+    if (!hp_ldv.active) return;
+    /* A pass without a collection (a census at exit, GC_disable): the old
+     * runs are still protected. */
+    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_collection_start();
+    if (atomic_load(&hp_ldv.stopped) ||
+        (hp_real.GC_is_incremental_mode && hp_real.GC_is_incremental_mode())) {
+        static int warned;
+        if (!warned && !atomic_load(&hp_ldv.stopped)) {
+            warned = 1;
+            hp_say("heapprof: the collector is in incremental mode: ldv stops protecting "
+                   "pages (every object from now on counts as INHERENT_USE)");
+            atomic_store(&hp_ldv.stopped, 1);
+        }
+        size_t len;
+        hp_rec *recs = hp_shadow_table(&len);
+        uint32_t next = atomic_load(&hp_rt.period) + 1;
+        for (size_t i = 0; i < len; i++) hp_ldv_make_inherent(&recs[i], next);
+        index_valid = 0;
+        return;
+    }
+    /* The index: every live record, sorted by base. */
+    uint64_t t0 = hp_mono_ns();
+    size_t len;
+    hp_rec *recs = hp_shadow_table(&len);
+    if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
+        hp_vec_ensure(&tmp_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
+        hp_vec_ensure(&runs_vec, (len + 1) * sizeof(hp_ldv_run)) != 0 ||
+        hp_vec_ensure(&first_vec, (len + 2) * sizeof(uint32_t)) != 0) {
+        atomic_store(&hp_ldv.collecting, 0);
+        index_valid = 0;
+        return;
+    }
+    if (hp_vec_ensure(&ents2_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {
+        atomic_store(&hp_ldv.collecting, 0);
+        index_valid = 0;
+        return;
+    }
+    hp_ldv_ent *e;
+    size_t n = 0;
+    const uint32_t *remap = (const uint32_t *)remap_vec.base;
+    if (index_valid && remap_len > 0 && remap_len >= indexed_len) {
+        /* Update: the previous index less the dead, with new positions
+         * (a sweep keeps survivors in order), merged with the survivors
+         * added since (sorted on their own). */
+        hp_ldv_ent *old = (hp_ldv_ent *)(cur ? ents2_vec.base : ents_vec.base);
+        hp_ldv_ent *dst = (hp_ldv_ent *)(cur ? ents_vec.base : ents2_vec.base);
+        size_t nold = 0;
+        for (size_t i = 0; i < index_n; i++) {
+            uint32_t to = remap[old[i].idx];
+            if (to == UINT32_MAX) continue;
+            old[nold] = old[i];
+            old[nold++].idx = to;
+        }
+        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + len + 1;   /* scratch: 2nd half */
+        if (hp_vec_ensure(&tmp_vec, 2 * (len + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
+        size_t nadd = 0;
+        for (size_t i = indexed_len; i < remap_len; i++) {
+            uint32_t to = remap[i];
+            if (to == UINT32_MAX || recs[to].granted == 0) continue;
+            add[nadd].base = recs[to].base;
+            add[nadd].size = recs[to].granted;
+            add[nadd++].idx = to;
+        }
+        /* sort_ents uses tmp_vec's first half as scratch */
+        hp_ldv_ent *sorted = sort_ents(add, nadd);
+        size_t a = 0, b = 0;
+        while (a < nold || b < nadd)
+            dst[n++] = (b >= nadd || (a < nold && old[a].base < sorted[b].base)) ? old[a++]
+                                                                             : sorted[b++];
+        cur = !cur;
+        e = dst;
+    } else {
+    full:
+        e = (hp_ldv_ent *)ents_vec.base;
+        for (size_t i = 0; i < len; i++) {
+            if (recs[i].granted == 0) continue;
+            e[n].base = recs[i].base;
+            e[n].size = recs[i].granted;
+            e[n].idx = (uint32_t)i;
+            n++;
+        }
+        e = sort_ents(e, n);
+        if (e != (hp_ldv_ent *)ents_vec.base) {
+            memcpy(ents_vec.base, e, n * sizeof *e);
+            e = (hp_ldv_ent *)ents_vec.base;
+        }
+        cur = 0;
+    }
+    indexed_len = len;
+    index_valid = 1;
+    remap_len = 0;
+    index_n = n;
+    /* Runs of adjacent pages; first[k] = first entry of run k. */
+    hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
+    uint32_t *first = (uint32_t *)first_vec.base;
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t lo = e[i].base & ~(uintptr_t)(HP_PAGE - 1);
+        uintptr_t hi = (e[i].base + e[i].size + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (nr && lo <= runs[nr - 1].hi) {
+            if (hi > runs[nr - 1].hi) runs[nr - 1].hi = hi;
+        } else {
+            runs[nr].lo = lo;
+            runs[nr].hi = hi;
+            first[nr++] = (uint32_t)i;
+        }
+    }
+    first[nr] = (uint32_t)n;
+    /* The map-entry budget: half of what the kernel has left. */
+    uint64_t now = hp_coarse_ns();
+    if (!baseline_read_ns || now - baseline_read_ns > 500000000u) {
+        long m = count_maps();
+        if (m > 0) map_baseline = m;
+        baseline_read_ns = now;
+    }
+    long budget = (hp_ldv.max_map_count - map_baseline) / 2 - 1000;
+    if (budget < 0) budget = 0;
+    hp_ldv.map_budget = budget;
+    /* Too many runs: protect the longest, leave the shortest (their objects
+     * become INHERENT_USE). Runs cost 2 entries; keep half for opens. */
+    size_t allowed = (size_t)budget / 4;
+    size_t min_pages = 0;
+    if (nr > allowed) {
+        size_t hist[64] = {0};
+        for (size_t k = 0; k < nr; k++)
+            hist[63 - __builtin_clzl((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT)]++;
+        size_t kept = 0;
+        int b = 63;
+        while (b >= 0 && kept + hist[b] <= allowed) kept += hist[b--];
+        min_pages = (size_t)1 << (b + 1);
+    }
+    uint32_t next = atomic_load(&hp_rt.period) + 1;
+    size_t out = 0;
+    for (size_t k = 0; k < nr; k++) {
+        if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
+            for (uint32_t i = first[k]; i < first[k + 1]; i++)
+                hp_ldv_make_inherent(&recs[e[i].idx], next);
+            hp_ldv.runs_skipped++;
+            continue;
+        }
+        runs[out++] = runs[k];
+    }
+    nr = out;
+    /* Per-page counters of fruitless faults (ldv=adaptive). */
+    size_t total = 0;
+    for (size_t k = 0; k < nr; k++) {
+        runs[k].off = total;
+        total += (runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT;
+    }
+    if (hp_ldv.repeat) {
+        if (hp_vec_ensure(&waste_vec, total + 1) == 0) memset(waste_vec.base, 0, total + 1);
+        else hp_ldv.repeat = 0;   /* out of memory: precise */
+    }
+    /* Entries of objects made inherent stay in the index: hp_ldv_use
+     * ignores them; their pages are not protected. */
+    hp_ldv.ents = e;
+    hp_ldv.nents = n;
+    hp_ldv.runs = runs;
+    hp_ldv.nruns = nr;
+    hp_ldv.recs = recs;
+    hp_ldv.lo = nr ? runs[0].lo : 0;
+    hp_ldv.hi = nr ? runs[nr - 1].hi : 0;
+    atomic_store(&hp_ldv.opens, 0);
+    /* System calls in flight keep their buffers open. */
+    uintptr_t fl[INFLIGHT_SLOTS][2];
+    int nfl = 0;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (!lo) continue;
+        fl[nfl][0] = lo;
+        fl[nfl][1] = atomic_load(&slots[s].hi);
+        nfl++;
+    }
+    uint64_t t1 = hp_mono_ns();
+    sigset_t old;
+    block_signals(&old);
+    atomic_store(&protecting, 1);
+    size_t pages = 0;
+    for (size_t k = 0; k < nr; k++)
+        pages += protect_run(runs[k].lo, runs[k].hi, (const uintptr_t (*)[2])fl, nfl);
+    atomic_store(&hp_ldv.collecting, 0);
+    atomic_store(&protecting, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    hp_ldv.passes++;
+    hp_ldv.pages_protected = pages;
+    hp_ldv.runs_protected = nr;
+    if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
+    hp_ldv.index_ns += t1 - t0;
+    hp_ldv.protect_ns += hp_mono_ns() - t1;
+}
+/* ---- end of collector-callback code ---- */
+
+/* ---- Async-signal-safe from here (fault handlers, wrappers). ---- */
+int hp_ldv_protecting(void) { return atomic_load(&protecting); }
+
+const hp_ldv_run *hp_ldv_find_run(uintptr_t addr)
+{
+    if (addr < hp_ldv.lo || addr >= hp_ldv.hi) return NULL;
+    size_t lo = 0, hi = hp_ldv.nruns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.runs[mid].hi <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < hp_ldv.nruns && hp_ldv.runs[lo].lo <= addr) return &hp_ldv.runs[lo];
+    return NULL;
+}
+
+const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
+{
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {   /* first entry with base > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
+    return addr < e->base + e->size ? e : NULL;
+}
+
+static int open_span(uintptr_t lo, uintptr_t hi)
+{
+    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
+    atomic_fetch_add(&hp_ldv.enomem, 1);
+    return -1;
+}
+
+int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
+{
+    uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
+    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
+    if (used + 2 <= hp_ldv.map_budget) {
+        atomic_fetch_add(&hp_ldv.opens, 1);
+        if (open_span(page, page + HP_PAGE) == 0) return 0;
+    }
+    /* Over budget (or the kernel said ENOMEM): open the aligned block
+     * around the page, then the whole run; both merge map entries back. */
+    atomic_fetch_add(&hp_ldv.coarse_opens, 1);
+    uintptr_t blo = addr & ~(uintptr_t)(BLOCK_PAGES * HP_PAGE - 1);
+    uintptr_t bhi = blo + BLOCK_PAGES * HP_PAGE;
+    if (blo < run->lo) blo = run->lo;
+    if (bhi > run->hi) bhi = run->hi;
+    if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi) == 0) {
+        atomic_fetch_add(&hp_ldv.opens, 1);
+        return 1;
+    }
+    return open_span(run->lo, run->hi) == 0 ? 1 : -1;
+}
+
+void hp_ldv_open_range(uintptr_t p, size_t n)
+{
+    uintptr_t end = p + n;
+    if (end < p) end = UINTPTR_MAX;
+    for (uintptr_t a = p & ~(uintptr_t)(HP_PAGE - 1); a < end; a += HP_PAGE) {
+        const hp_ldv_run *r = hp_ldv_find_run(a);
+        if (!r) {
+            /* Skip to the next run. */
+            size_t lo = 0, hi = hp_ldv.nruns;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (hp_ldv.runs[mid].lo <= a) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo >= hp_ldv.nruns || hp_ldv.runs[lo].lo >= end) return;
+            a = hp_ldv.runs[lo].lo - HP_PAGE;
+            continue;
+        }
+        uintptr_t hi = r->hi < end ? r->hi : (end + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+        if (hi > r->hi) hi = r->hi;
+        /* One mprotect for the part of the run under the buffer. */
+        if (hi - a > HP_PAGE) {
+            if (open_span(a, hi) != 0) open_span(r->lo, r->hi);
+            atomic_fetch_add(&hp_ldv.opens, 1);
+        } else {
+            hp_ldv_open_page(a, r);
+        }
+        a = hi - HP_PAGE;
+    }
+}
+
+void hp_ldv_reprotect_page(uintptr_t page)
+{
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
+    }
+    mprotect((void *)page, HP_PAGE, PROT_NONE);
+}
+
+int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)
+{
+    _Atomic uint8_t *w = (_Atomic uint8_t *)waste_vec.base +
+                         run->off + ((addr - run->lo) >> HP_PAGE_SHIFT);
+    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
+    uint8_t n = atomic_load_explicit(w, memory_order_relaxed);
+    if (n < 255) atomic_store_explicit(w, (uint8_t)(n + 1), memory_order_relaxed);
+    return (unsigned)n + 1 >= lim;
+}
+
+int hp_ldv_inflight_begin(uintptr_t p, size_t n)
+{
+    if (!p) return -1;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t z = 0;
+        if (atomic_load_explicit(&slots[s].lo, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&slots[s].lo, &z, UINTPTR_MAX)) {
+            atomic_store(&slots[s].hi, p + n);
+            atomic_store(&slots[s].lo, p);
+            return s;
+        }
+    }
+    return -1;
+}
+
+void hp_ldv_inflight_end(int slot)
+{
+    if (slot >= 0) atomic_store(&slots[slot].lo, 0);
+}
+/* ---- end of async-signal-safe code ---- */

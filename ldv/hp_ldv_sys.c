@@ -1,0 +1,296 @@
+/* hp_ldv_sys: system calls and stdio calls given a buffer in the GC heap.
+ * In ldv mode a buffer on a protected page would make the kernel fail with
+ * EFAULT instead of faulting, so each wrapper records the access as a use
+ * (the kernel reading a buffer is a read; writing one is a write), opens
+ * the buffer's protected pages, marks the buffer "in flight" so that the
+ * next protect pass leaves it open while the call blocks, calls the real
+ * function and keeps its errno. An EFAULT that a protect pass caused anyway
+ * (a race) is retried. In other modes each wrapper only forwards. */
+#undef _FILE_OFFSET_BITS   /* pread and pread64 are two symbols here */
+#include "hp_ldv_internal.h"
+#include "../preload/hp_real.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#undef fputs_unlocked
+#undef fwrite_unlocked
+#undef fread_unlocked
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define HP_SYS_FUNCTIONS(X) \
+    X(read) X(write) X(readv) X(writev) X(pread) X(pwrite) X(pread64) X(pwrite64) \
+    X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg) \
+    X(fwrite) X(fwrite_unlocked) X(fread) X(fread_unlocked) X(fputs) X(fputs_unlocked) \
+    X(puts)
+
+static struct {
+#define FIELD(name) __typeof__(&name) name;
+    HP_SYS_FUNCTIONS(FIELD)
+#undef FIELD
+} real;
+static int (*is_heap_ptr)(const void *);
+static int (*is_init_called)(void);
+static int gc_ready;   /* the collector is initialised: GC_is_heap_ptr works */
+
+static void resolve(void)
+{
+#define FIND(name) real.name = (__typeof__(&name))dlsym(RTLD_NEXT, #name);
+    HP_SYS_FUNCTIONS(FIND)
+#undef FIND
+}
+
+__attribute__((constructor(101))) static void early(void) { resolve(); }
+
+void hp_ldv_sys_init(void) { if (!real.write) resolve(); }
+
+void hp_ldv_sys_attach(void)
+{
+    is_init_called = (int (*)(void))dlsym(RTLD_NEXT, "GC_is_init_called");
+    is_heap_ptr = (int (*)(const void *))dlsym(RTLD_NEXT, "GC_is_heap_ptr");
+}
+
+#define REAL(name) (real.name ? real.name : (resolve(), real.name))
+
+/* ---- Async-signal-safe from here (wrappers may run in signal handlers). ---- */
+typedef struct span { uintptr_t lo, hi; int slot, any; } span;
+
+static int in_gc(uintptr_t p, size_t n)
+{
+    if (!n) return 0;
+    if (p < hp_ldv.hi && p + n > hp_ldv.lo) return 1;
+    if (!is_heap_ptr) return 0;
+    if (!gc_ready) {
+        if (!is_init_called || !is_init_called()) return 0;
+        gc_ready = 1;
+    }
+    return is_heap_ptr((void *)p) || is_heap_ptr((void *)(p + n - 1));
+}
+
+/* One buffer the kernel will read (kwrite 0) or write (kwrite 1). */
+static void buf(span *s, uintptr_t a, size_t n, int kwrite)
+{
+    if (!hp_ldv.active || !a || !n || !in_gc(a, n)) return;
+    if (!s->any || a < s->lo) s->lo = a;
+    if (!s->any || a + n > s->hi) s->hi = a + n;
+    s->any = 1;
+    atomic_fetch_add(&hp_ldv.handlers, 1);
+    if (!atomic_load(&hp_ldv.collecting)) {
+        hp_ldv_use_range(a, n, kwrite);
+        hp_ldv_open_range(a, n);
+    }
+    atomic_fetch_sub(&hp_ldv.handlers, 1);
+}
+
+static void iov(span *s, const struct iovec *v, int cnt, int kwrite)
+{
+    if (!hp_ldv.active || !v || cnt <= 0) return;
+    buf(s, (uintptr_t)(v), (size_t)cnt * sizeof *v, 0);
+    for (int i = 0; i < cnt; i++) buf(s, (uintptr_t)(v[i].iov_base), v[i].iov_len, kwrite);
+}
+
+static void msg(span *s, const struct msghdr *m, int kwrite)
+{
+    if (!hp_ldv.active || !m) return;
+    buf(s, (uintptr_t)(m), sizeof *m, 0);
+    buf(s, (uintptr_t)(m->msg_name), m->msg_namelen, kwrite);
+    buf(s, (uintptr_t)(m->msg_control), m->msg_controllen, kwrite);
+    iov(s, m->msg_iov, (int)m->msg_iovlen, kwrite);
+}
+
+static void begin(span *s)
+{
+    if (s->any) s->slot = hp_ldv_inflight_begin(s->lo, s->hi - s->lo);
+}
+
+static void end(span *s)
+{
+    if (s->any) hp_ldv_inflight_end(s->slot);
+}
+
+/* An EFAULT on a heap buffer: wait for a protect pass to end, open the
+ * buffer's pages again, and say whether to retry. */
+static int retry(span *s, int *tries)
+{
+    if (!s->any || errno != EFAULT || ++*tries > 3) return 0;
+    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) sched_yield();
+    atomic_fetch_add(&hp_ldv.handlers, 1);
+    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_open_range(s->lo, s->hi - s->lo);
+    atomic_fetch_sub(&hp_ldv.handlers, 1);
+    atomic_fetch_add(&hp_ldv.efault_retries, 1);
+    return 1;
+}
+
+#define CALL(ret_t, call, failed)                                   \
+    int saved_ = errno, tries_ = 0;                                 \
+    begin(&s_);                                                     \
+    ret_t r_;                                                       \
+    do { errno = saved_; r_ = call; } while ((failed) && retry(&s_, &tries_)); \
+    int e_ = errno;                                                 \
+    end(&s_);                                                       \
+    errno = e_;                                                     \
+    return r_;
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT ssize_t read(int fd, void *b, size_t n)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 1);
+    CALL(ssize_t, REAL(read)(fd, b, n), r_ < 0)
+}
+
+EXPORT ssize_t write(int fd, const void *b, size_t n)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 0);
+    CALL(ssize_t, REAL(write)(fd, b, n), r_ < 0)
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *v, int c)
+{
+    span s_ = {0, 0, -1, 0};
+    iov(&s_, v, c, 1);
+    CALL(ssize_t, REAL(readv)(fd, v, c), r_ < 0)
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *v, int c)
+{
+    span s_ = {0, 0, -1, 0};
+    iov(&s_, v, c, 0);
+    CALL(ssize_t, REAL(writev)(fd, v, c), r_ < 0)
+}
+
+EXPORT ssize_t pread(int fd, void *b, size_t n, off_t o)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 1);
+    CALL(ssize_t, REAL(pread)(fd, b, n, o), r_ < 0)
+}
+
+EXPORT ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 0);
+    CALL(ssize_t, REAL(pwrite)(fd, b, n, o), r_ < 0)
+}
+
+EXPORT ssize_t pread64(int fd, void *b, size_t n, off64_t o)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 1);
+    CALL(ssize_t, REAL(pread64)(fd, b, n, o), r_ < 0)
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *b, size_t n, off64_t o)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 0);
+    CALL(ssize_t, REAL(pwrite64)(fd, b, n, o), r_ < 0)
+}
+
+EXPORT ssize_t recv(int fd, void *b, size_t n, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 1);
+    CALL(ssize_t, REAL(recv)(fd, b, n, f), r_ < 0)
+}
+
+EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 1);
+    if (al) {
+        buf(&s_, (uintptr_t)(al), sizeof *al, 1);
+        buf(&s_, (uintptr_t)(a), *al, 1);
+    }
+    CALL(ssize_t, REAL(recvfrom)(fd, b, n, f, a, al), r_ < 0)
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    msg(&s_, m, 1);
+    CALL(ssize_t, REAL(recvmsg)(fd, m, f), r_ < 0)
+}
+
+EXPORT ssize_t send(int fd, const void *b, size_t n, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 0);
+    CALL(ssize_t, REAL(send)(fd, b, n, f), r_ < 0)
+}
+
+EXPORT ssize_t sendto(int fd, const void *b, size_t n, int f, const struct sockaddr *a,
+                      socklen_t al)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(b), n, 0);
+    buf(&s_, (uintptr_t)(a), al, 0);
+    CALL(ssize_t, REAL(sendto)(fd, b, n, f, a, al), r_ < 0)
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    msg(&s_, m, 0);
+    CALL(ssize_t, REAL(sendmsg)(fd, m, f), r_ < 0)
+}
+
+/* stdio writes large blocks (and everything on unbuffered streams) straight
+ * from the caller's buffer with an internal write(2) that no wrapper sees,
+ * and reads large blocks straight into it: open those buffers first. Short
+ * counts are not retried (stdio has already set the stream's error flag). */
+EXPORT size_t fwrite(const void *p, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(p), sz * n, 0);
+    CALL(size_t, REAL(fwrite)(p, sz, n, f), 0)
+}
+
+EXPORT size_t fwrite_unlocked(const void *p, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(p), sz * n, 0);
+    CALL(size_t, REAL(fwrite_unlocked)(p, sz, n, f), 0)
+}
+
+EXPORT size_t fread(void *p, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(p), sz * n, 1);
+    CALL(size_t, REAL(fread)(p, sz, n, f), 0)
+}
+
+EXPORT size_t fread_unlocked(void *p, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)(p), sz * n, 1);
+    CALL(size_t, REAL(fread_unlocked)(p, sz, n, f), 0)
+}
+
+EXPORT int fputs(const char *str, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    CALL(int, REAL(fputs)(str, f), 0)
+}
+
+EXPORT int fputs_unlocked(const char *str, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    CALL(int, REAL(fputs_unlocked)(str, f), 0)
+}
+
+EXPORT int puts(const char *str)
+{
+    span s_ = {0, 0, -1, 0};
+    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    CALL(int, REAL(puts)(str), 0)
+}
+/* ---- end of async-signal-safe code ---- */
