@@ -217,9 +217,13 @@ static uint32_t set_add(uint32_t s, uint32_t r)
 
 static uint32_t set_single(uint32_t r)
 {
+    static uint32_t empty = UINT32_MAX;
     if (r == RET_MANY) return SET_MANY;
-    static const uint32_t none[1] = {0};
-    return set_add(set_intern(none, 0, 0), r);   /* the empty set, then {r} */
+    if (empty == UINT32_MAX) {
+        static const uint32_t none[1] = {0};
+        empty = set_intern(none, 0, 0);
+    }
+    return set_add(empty, r);   /* the empty set, then {r}: cached */
 }
 
 /* ---- Designated retainers: stacks classified against retainers= ---- */
@@ -256,7 +260,8 @@ void hp_retainer_prepare(void)
 
 static inline int is_designated(const hp_rec *r)
 {
-    return r && r->ccs < ccs_classified && ((uint8_t *)ccs_class_vec.base)[r->ccs] == 1;
+    return ccs_classified && r && r->ccs < ccs_classified &&
+           ((uint8_t *)ccs_class_vec.base)[r->ccs] == 1;
 }
 
 static uint32_t ccs_ident(uint32_t ccs)

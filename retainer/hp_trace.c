@@ -282,6 +282,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     slots_used = 0;
     /* A base may appear twice (freed, then handed out again, maybe at
      * another size): the later record is the newer object. */
+    hp_page *prev = NULL;
     for (size_t i = 0; i < nrecs; i++) {
         if ((pages_used + 1) * 2 > page_cap) {
             /* Grow the page table: rehash into a bigger one. */
@@ -304,9 +305,13 @@ int hp_trace_begin(hp_trace_visit_fn fn)
                 pages[j] = old[k];
             }
             memset(old, 0, oldcap * sizeof(hp_page));
+            prev = NULL;
         }
         const hp_rec *r = &recs[i];
-        hp_page *p = page_for(r->base >> 12, r->granted);
+        /* Records come in allocation order: mostly the previous one's page. */
+        hp_page *p = (prev && prev->page == r->base >> 12 && prev->size == r->granted)
+                         ? prev : page_for(r->base >> 12, r->granted);
+        prev = p;
         if (!p) {
             failed = 1;
             return -1;
