@@ -36,7 +36,28 @@
     X(open) X(open64) X(openat) X(openat64) X(creat) X(fopen) X(fopen64) X(freopen) \
     X(stat) X(lstat) X(fstatat) X(stat64) X(lstat64) X(access) X(faccessat) X(opendir) \
     X(mkdir) X(rmdir) X(unlink) X(unlinkat) X(rename) X(chdir) X(readlink) X(realpath) \
-    X(truncate) X(chmod) X(execve) X(execv) X(execvp)
+    X(truncate) X(chmod) X(execve) X(execv) X(execvp) \
+    X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
+    X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
+    X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)
+
+/* glibc's _FORTIFY_SOURCE entry points (programs built with it, as Debian
+ * builds its packages, call these instead); declared here since the
+ * headers declare them only for such programs. */
+ssize_t __read_chk(int fd, void *b, size_t n, size_t blen);
+ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen);
+ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen);
+ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int f);
+ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int f, struct sockaddr *a,
+                       socklen_t *al);
+size_t __fread_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f);
+ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen);
+char *__realpath_chk(const char *p, char *out, size_t outlen);
+int __open_2(const char *p, int flags);
+int __open64_2(const char *p, int flags);
+int __openat_2(int d, const char *p, int flags);
+int __openat64_2(int d, const char *p, int flags);
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -446,4 +467,78 @@ EXPORT int execvp(const char *p, char *const a[])
     argv_(&s_, a);
     CALL(int, REAL(execvp)(p, a), r_ < 0)
 }
+EXPORT ssize_t __read_chk(int fd, void *b, size_t n, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__read_chk)(fd, b, n, blen), r_ < 0)
+}
+
+EXPORT ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__pread_chk)(fd, b, n, o, blen), r_ < 0)
+}
+
+EXPORT ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__pread64_chk)(fd, b, n, o, blen), r_ < 0)
+}
+
+EXPORT ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__recv_chk)(fd, b, n, blen, f), r_ < 0)
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int f,
+                              struct sockaddr *a, socklen_t *al)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    if (al) {
+        buf(&s_, (uintptr_t)al, sizeof *al, 1);
+        buf(&s_, (uintptr_t)a, *al, 1);
+    }
+    CALL(ssize_t, REAL(__recvfrom_chk)(fd, b, n, blen, f, a, al), r_ < 0)
+}
+
+EXPORT size_t __fread_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)p, sz * n, 1);
+    CALL(size_t, REAL(__fread_chk)(p, plen, sz, n, f), 0)
+}
+
+EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)p, sz * n, 1);
+    CALL(size_t, REAL(__fread_unlocked_chk)(p, plen, sz, n, f), 0)
+}
+
+EXPORT ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__readlink_chk)(p, b, n, blen), r_ < 0)
+}
+
+EXPORT char *__realpath_chk(const char *p, char *out, size_t outlen)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    if (out) buf(&s_, (uintptr_t)out, outlen, 1);
+    CALL(char *, REAL(__realpath_chk)(p, out, outlen), r_ == NULL)
+}
+
+PATHCALL(int, __open_2, (const char *p, int f), (p, f), p, NULL)
+PATHCALL(int, __open64_2, (const char *p, int f), (p, f), p, NULL)
+PATHCALL(int, __openat_2, (int d, const char *p, int f), (d, p, f), p, NULL)
+PATHCALL(int, __openat64_2, (int d, const char *p, int f), (d, p, f), p, NULL)
 /* ---- end of async-signal-safe code ---- */
