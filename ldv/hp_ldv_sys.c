@@ -17,8 +17,14 @@
 #undef fputs_unlocked
 #undef fwrite_unlocked
 #undef fread_unlocked
+#include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -26,7 +32,32 @@
     X(read) X(write) X(readv) X(writev) X(pread) X(pwrite) X(pread64) X(pwrite64) \
     X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg) \
     X(fwrite) X(fwrite_unlocked) X(fread) X(fread_unlocked) X(fputs) X(fputs_unlocked) \
-    X(puts)
+    X(puts) \
+    X(open) X(open64) X(openat) X(openat64) X(creat) X(fopen) X(fopen64) X(freopen) \
+    X(stat) X(lstat) X(fstatat) X(stat64) X(lstat64) X(access) X(faccessat) X(opendir) \
+    X(mkdir) X(rmdir) X(unlink) X(unlinkat) X(rename) X(chdir) X(readlink) X(realpath) \
+    X(truncate) X(chmod) X(execve) X(execv) X(execvp) \
+    X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
+    X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
+    X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)
+
+/* glibc's _FORTIFY_SOURCE entry points (programs built with it, as Debian
+ * builds its packages, call these instead); declared here since the
+ * headers declare them only for such programs. */
+ssize_t __read_chk(int fd, void *b, size_t n, size_t blen);
+ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen);
+ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen);
+ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int f);
+ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int f, struct sockaddr *a,
+                       socklen_t *al);
+size_t __fread_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f);
+ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen);
+char *__realpath_chk(const char *p, char *out, size_t outlen);
+int __open_2(const char *p, int flags);
+int __open64_2(const char *p, int flags);
+int __openat_2(int d, const char *p, int flags);
+int __openat64_2(int d, const char *p, int flags);
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -293,4 +324,221 @@ EXPORT int puts(const char *str)
     if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
     CALL(int, REAL(puts)(str), 0)
 }
+/* Calls given path names (and argument vectors): a path in the GC heap
+ * (GC_strdup'ed, built with GC_malloc) is read by the kernel. */
+static void path(span *s, const char *p)
+{
+    if (hp_ldv.active && p) buf(s, (uintptr_t)p, strlen(p) + 1, 0);
+}
+
+static void argv_(span *s, char *const *v)
+{
+    if (!hp_ldv.active || !v) return;
+    size_t n = 0;
+    while (v[n]) path(s, v[n++]);
+    buf(s, (uintptr_t)v, (n + 1) * sizeof *v, 0);
+}
+
+#define PATHCALL(ret_t, name, params, args, p1, p2)                  \
+    EXPORT ret_t name params                                         \
+    {                                                                \
+        span s_ = {0, 0, -1, 0};                                     \
+        path(&s_, p1);                                               \
+        path(&s_, p2);                                               \
+        CALL(ret_t, REAL(name) args, r_ == (ret_t)-1)                \
+    }
+
+#define PATHCALLP(ret_t, name, params, args, p1, p2)                 \
+    EXPORT ret_t name params                                         \
+    {                                                                \
+        span s_ = {0, 0, -1, 0};                                     \
+        path(&s_, p1);                                               \
+        path(&s_, p2);                                               \
+        CALL(ret_t, REAL(name) args, r_ == NULL)                     \
+    }
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+EXPORT int open(const char *p, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t m = mode_arg(flags, ap);
+    va_end(ap);
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    CALL(int, REAL(open)(p, flags, m), r_ < 0)
+}
+
+EXPORT int open64(const char *p, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t m = mode_arg(flags, ap);
+    va_end(ap);
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    CALL(int, REAL(open64)(p, flags, m), r_ < 0)
+}
+
+EXPORT int openat(int d, const char *p, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t m = mode_arg(flags, ap);
+    va_end(ap);
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    CALL(int, REAL(openat)(d, p, flags, m), r_ < 0)
+}
+
+EXPORT int openat64(int d, const char *p, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t m = mode_arg(flags, ap);
+    va_end(ap);
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    CALL(int, REAL(openat64)(d, p, flags, m), r_ < 0)
+}
+
+PATHCALL(int, creat, (const char *p, mode_t m), (p, m), p, NULL)
+PATHCALLP(FILE *, fopen, (const char *p, const char *m), (p, m), p, m)
+PATHCALLP(FILE *, fopen64, (const char *p, const char *m), (p, m), p, m)
+PATHCALLP(FILE *, freopen, (const char *p, const char *m, FILE *f), (p, m, f), p, m)
+PATHCALL(int, stat, (const char *p, struct stat *b), (p, b), p, NULL)
+PATHCALL(int, lstat, (const char *p, struct stat *b), (p, b), p, NULL)
+PATHCALL(int, fstatat, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, NULL)
+PATHCALL(int, stat64, (const char *p, struct stat64 *b), (p, b), p, NULL)
+PATHCALL(int, lstat64, (const char *p, struct stat64 *b), (p, b), p, NULL)
+PATHCALL(int, access, (const char *p, int m), (p, m), p, NULL)
+PATHCALL(int, faccessat, (int d, const char *p, int m, int f), (d, p, m, f), p, NULL)
+PATHCALLP(DIR *, opendir, (const char *p), (p), p, NULL)
+PATHCALL(int, mkdir, (const char *p, mode_t m), (p, m), p, NULL)
+PATHCALL(int, rmdir, (const char *p), (p), p, NULL)
+PATHCALL(int, unlink, (const char *p), (p), p, NULL)
+PATHCALL(int, unlinkat, (int d, const char *p, int f), (d, p, f), p, NULL)
+PATHCALL(int, rename, (const char *a, const char *b), (a, b), a, b)
+PATHCALL(int, chdir, (const char *p), (p), p, NULL)
+PATHCALL(int, truncate, (const char *p, off_t l), (p, l), p, NULL)
+PATHCALL(int, chmod, (const char *p, mode_t m), (p, m), p, NULL)
+
+EXPORT ssize_t readlink(const char *restrict p, char *restrict b, size_t n)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(readlink)(p, b, n), r_ < 0)
+}
+
+EXPORT char *realpath(const char *restrict p, char *restrict out)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    if (out) buf(&s_, (uintptr_t)out, PATH_MAX, 1);
+    CALL(char *, REAL(realpath)(p, out), r_ == NULL)
+}
+
+EXPORT int execve(const char *p, char *const a[], char *const e[])
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    argv_(&s_, a);
+    argv_(&s_, e);
+    CALL(int, REAL(execve)(p, a, e), r_ < 0)
+}
+
+EXPORT int execv(const char *p, char *const a[])
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    argv_(&s_, a);
+    CALL(int, REAL(execv)(p, a), r_ < 0)
+}
+
+EXPORT int execvp(const char *p, char *const a[])
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    argv_(&s_, a);
+    CALL(int, REAL(execvp)(p, a), r_ < 0)
+}
+EXPORT ssize_t __read_chk(int fd, void *b, size_t n, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__read_chk)(fd, b, n, blen), r_ < 0)
+}
+
+EXPORT ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__pread_chk)(fd, b, n, o, blen), r_ < 0)
+}
+
+EXPORT ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__pread64_chk)(fd, b, n, o, blen), r_ < 0)
+}
+
+EXPORT ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__recv_chk)(fd, b, n, blen, f), r_ < 0)
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int f,
+                              struct sockaddr *a, socklen_t *al)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)b, n, 1);
+    if (al) {
+        buf(&s_, (uintptr_t)al, sizeof *al, 1);
+        buf(&s_, (uintptr_t)a, *al, 1);
+    }
+    CALL(ssize_t, REAL(__recvfrom_chk)(fd, b, n, blen, f, a, al), r_ < 0)
+}
+
+EXPORT size_t __fread_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)p, sz * n, 1);
+    CALL(size_t, REAL(__fread_chk)(p, plen, sz, n, f), 0)
+}
+
+EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
+{
+    span s_ = {0, 0, -1, 0};
+    buf(&s_, (uintptr_t)p, sz * n, 1);
+    CALL(size_t, REAL(__fread_unlocked_chk)(p, plen, sz, n, f), 0)
+}
+
+EXPORT ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    buf(&s_, (uintptr_t)b, n, 1);
+    CALL(ssize_t, REAL(__readlink_chk)(p, b, n, blen), r_ < 0)
+}
+
+EXPORT char *__realpath_chk(const char *p, char *out, size_t outlen)
+{
+    span s_ = {0, 0, -1, 0};
+    path(&s_, p);
+    if (out) buf(&s_, (uintptr_t)out, outlen, 1);
+    CALL(char *, REAL(__realpath_chk)(p, out, outlen), r_ == NULL)
+}
+
+PATHCALL(int, __open_2, (const char *p, int f), (p, f), p, NULL)
+PATHCALL(int, __open64_2, (const char *p, int f), (p, f), p, NULL)
+PATHCALL(int, __openat_2, (int d, const char *p, int f), (d, p, f), p, NULL)
+PATHCALL(int, __openat64_2, (int d, const char *p, int f), (d, p, f), p, NULL)
 /* ---- end of async-signal-safe code ---- */

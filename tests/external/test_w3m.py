@@ -116,6 +116,24 @@ class W3m(unittest.TestCase):
         censuses = int(hptest.prof_field(text, "censuses").split()[0])
         self.assertGreaterEqual(censuses, 2)
 
+    def test_ldv(self):
+        # Mode ldv: w3m opens files by path names it keeps in the GC heap
+        # (GC_strdup) and reads and writes GC buffers; with every heap page
+        # protected, the output must be the same. Precise re-arming leaves
+        # no page open, so every such call must be wrapped.
+        for policy in ("adaptive", "precise"):
+            with self.subTest(ldv=policy):
+                plain, prof = self.render("page.html", SMALL_HTML,
+                                          "ldv,interval=0,ldv=" + policy)
+                self.assertEqual(prof.stdout, plain.stdout)
+                hp = hptest.check_hp_format(self, prof.hp_path)
+                bands = set()
+                for _, b in hp.samples:
+                    bands.update(b)
+                self.assertTrue(bands)
+                self.assertTrue(bands <= {"VOID", "LAG", "USE", "INHERENT_USE", "DRAG"}, bands)
+                self.assertEqual(hptest.prof_field(prof.prof(), "EFAULT retries"), "0")
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main())

@@ -166,7 +166,8 @@ static int crash(void)
     GC_gcollect();
     printf("read %c\n", o[3]);
     fflush(stdout);
-    *(volatile int *)(uintptr_t)(o[0] == 'c' ? 0 : 8) = 1;
+    volatile uintptr_t null = o[0] == 'c' ? 0 : 8;   /* NULL, unknown to the compiler */
+    *(volatile int *)null = 1;
     return 0;
 }
 
