@@ -36,6 +36,16 @@ int main(int argc, char **argv)
     }
     GC_INIT();
     GC_expand_hp(256 << 20);
+    /* SIGTERM and SIGINT stay blocked until sigsuspend() waits for them,
+     * so one that arrives before the wait is not lost (pause() after a
+     * check of `got` could miss it and hang). */
+    sigset_t block, during;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &during);
+    sigdelset(&during, SIGTERM);
+    sigdelset(&during, SIGINT);
     if (handler) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -47,7 +57,7 @@ int main(int argc, char **argv)
     if (collect) GC_gcollect();
     printf("ready\n");
     fflush(stdout);
-    while (!got) pause();
+    while (!got) sigsuspend(&during);
     printf("caught signal %d\n", (int)got);
     return 0;
 }
