@@ -14,7 +14,7 @@ __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static hp_vec stack_vec;              /* hp_stack_entry[] */
 static _Atomic uint32_t stacks_claimed, stacks_published;
-#define HP_STACKS_MAX (1u << 20)
+#define HP_STACKS_MAX (1u << 16)   /* threads named; later ones are named by address */
 static hp_arena cache_arena;
 static hp_caches *free_caches;   /* recycled from exited threads */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
