@@ -97,3 +97,14 @@ int hp_buf_write(hp_buf *b, int fd)
     }
     return 0;
 }
+
+void hp_buf_hex(hp_buf *b, uint64_t v)
+{
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n) hp_buf_chr(b, tmp[--n]);
+}

@@ -20,6 +20,8 @@ void hp_buf_put(hp_buf *b, const char *s, size_t n);
 void hp_buf_str(hp_buf *b, const char *s);
 void hp_buf_chr(hp_buf *b, char c);
 void hp_buf_u64(hp_buf *b, uint64_t v);
+/* Lower-case hexadecimal, no prefix, no leading zeros. */
+void hp_buf_hex(hp_buf *b, uint64_t v);
 /* Right-aligned in `width` columns. */
 void hp_buf_u64w(hp_buf *b, uint64_t v, int width);
 /* Fixed point with `decimals` digits after the point, as printf("%.*f")

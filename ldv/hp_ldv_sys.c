@@ -168,19 +168,19 @@ static int retry(span *s, int *tries)
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT ssize_t read(int fd, void *b, size_t n)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 1);
-    CALL(ssize_t, REAL(read)(fd, b, n), r_ < 0)
-}
+/* A call given one buffer `p` of `len` bytes that the kernel reads
+ * (writes = 0) or writes (writes = 1). */
+#define BUFCALL(ret_t, name, params, args, p, len, writes, failed)  \
+    EXPORT ret_t name params                                        \
+    {                                                               \
+        span s_ = {0, 0, -1, 0};                                    \
+        buf(&s_, (uintptr_t)(p), len, writes);                      \
+        CALL(ret_t, REAL(name) args, failed)                        \
+    }
 
-EXPORT ssize_t write(int fd, const void *b, size_t n)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 0);
-    CALL(ssize_t, REAL(write)(fd, b, n), r_ < 0)
-}
+BUFCALL(ssize_t, read, (int fd, void *b, size_t n), (fd, b, n), b, n, 1, r_ < 0)
+
+BUFCALL(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n), b, n, 0, r_ < 0)
 
 EXPORT ssize_t readv(int fd, const struct iovec *v, int c)
 {
@@ -196,40 +196,15 @@ EXPORT ssize_t writev(int fd, const struct iovec *v, int c)
     CALL(ssize_t, REAL(writev)(fd, v, c), r_ < 0)
 }
 
-EXPORT ssize_t pread(int fd, void *b, size_t n, off_t o)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 1);
-    CALL(ssize_t, REAL(pread)(fd, b, n, o), r_ < 0)
-}
+BUFCALL(ssize_t, pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), b, n, 1, r_ < 0)
 
-EXPORT ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 0);
-    CALL(ssize_t, REAL(pwrite)(fd, b, n, o), r_ < 0)
-}
+BUFCALL(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), b, n, 0, r_ < 0)
 
-EXPORT ssize_t pread64(int fd, void *b, size_t n, off64_t o)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 1);
-    CALL(ssize_t, REAL(pread64)(fd, b, n, o), r_ < 0)
-}
+BUFCALL(ssize_t, pread64, (int fd, void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 1, r_ < 0)
 
-EXPORT ssize_t pwrite64(int fd, const void *b, size_t n, off64_t o)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 0);
-    CALL(ssize_t, REAL(pwrite64)(fd, b, n, o), r_ < 0)
-}
+BUFCALL(ssize_t, pwrite64, (int fd, const void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 0, r_ < 0)
 
-EXPORT ssize_t recv(int fd, void *b, size_t n, int f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 1);
-    CALL(ssize_t, REAL(recv)(fd, b, n, f), r_ < 0)
-}
+BUFCALL(ssize_t, recv, (int fd, void *b, size_t n, int f), (fd, b, n, f), b, n, 1, r_ < 0)
 
 EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al)
 {
@@ -249,12 +224,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
     CALL(ssize_t, REAL(recvmsg)(fd, m, f), r_ < 0)
 }
 
-EXPORT ssize_t send(int fd, const void *b, size_t n, int f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 0);
-    CALL(ssize_t, REAL(send)(fd, b, n, f), r_ < 0)
-}
+BUFCALL(ssize_t, send, (int fd, const void *b, size_t n, int f), (fd, b, n, f), b, n, 0, r_ < 0)
 
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int f, const struct sockaddr *a,
                       socklen_t al)
@@ -276,33 +246,13 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
  * from the caller's buffer with an internal write(2) that no wrapper sees,
  * and reads large blocks straight into it: open those buffers first. Short
  * counts are not retried (stdio has already set the stream's error flag). */
-EXPORT size_t fwrite(const void *p, size_t sz, size_t n, FILE *f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(p), sz * n, 0);
-    CALL(size_t, REAL(fwrite)(p, sz, n, f), 0)
-}
+BUFCALL(size_t, fwrite, (const void *p, size_t sz, size_t n, FILE *f), (p, sz, n, f), p, sz * n, 0, 0)
 
-EXPORT size_t fwrite_unlocked(const void *p, size_t sz, size_t n, FILE *f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(p), sz * n, 0);
-    CALL(size_t, REAL(fwrite_unlocked)(p, sz, n, f), 0)
-}
+BUFCALL(size_t, fwrite_unlocked, (const void *p, size_t sz, size_t n, FILE *f), (p, sz, n, f), p, sz * n, 0, 0)
 
-EXPORT size_t fread(void *p, size_t sz, size_t n, FILE *f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(p), sz * n, 1);
-    CALL(size_t, REAL(fread)(p, sz, n, f), 0)
-}
+BUFCALL(size_t, fread, (void *p, size_t sz, size_t n, FILE *f), (p, sz, n, f), p, sz * n, 1, 0)
 
-EXPORT size_t fread_unlocked(void *p, size_t sz, size_t n, FILE *f)
-{
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(p), sz * n, 1);
-    CALL(size_t, REAL(fread_unlocked)(p, sz, n, f), 0)
-}
+BUFCALL(size_t, fread_unlocked, (void *p, size_t sz, size_t n, FILE *f), (p, sz, n, f), p, sz * n, 1, 0)
 
 EXPORT int fputs(const char *str, FILE *f)
 {

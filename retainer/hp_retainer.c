@@ -2,6 +2,7 @@
 #include "hp_retainer.h"
 #include "hp_rootrec.h"
 #include "hp_trace.h"
+#include "../preload/hp_hash.h"
 #include "../preload/hp_mem.h"
 #include "../preload/hp_real.h"
 #include "../preload/hp_runtime.h"
@@ -57,7 +58,7 @@ static size_t indexed;
 static int ranges_overflowed;
 static uint32_t parity;
 static uint64_t attributed_bytes, attributed_objects, unreached_bytes, unreached_objects,
-    new_bytes, new_objects, unclassified_objects;
+    new_bytes, new_objects;
 static uint32_t sets_this_census;
 static hp_vec rset_match_vec;              /* uint8_t per set: 0 unknown, 1 in, 2 out */
 static uint64_t censuses_traced;
@@ -87,20 +88,11 @@ int hp_retainer_init(void)
 
 /* ---- Interning (owner context; also at MARK_END: no lock, no malloc) ---- */
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0x7fb5d329728ea185ull;
-    x ^= x >> 27;
-    x *= 0x81dadef4bc2dd44dull;
-    return x ^ (x >> 33);
-}
-
 static hp_ident *idents(void) { return (hp_ident *)ident_vec.base; }
 
 static uint32_t ident_intern(const hp_ident *want)
 {
-    uint64_t h = mix(((uint64_t)want->kind << 56) ^ ((uint64_t)(uint32_t)want->module << 40) ^ want->key);
+    uint64_t h = hp_mix64(((uint64_t)want->kind << 56) ^ ((uint64_t)(uint32_t)want->module << 40) ^ want->key);
     if ((nidents + 1) * 2 > ident_hash_cap) {
         uint32_t cap = ident_hash_cap ? ident_hash_cap * 2 : 1024;
         if (hp_vec_ensure(&ident_hash_vec, (size_t)cap * 4)) return RET_MANY;
@@ -109,7 +101,7 @@ static uint32_t ident_intern(const hp_ident *want)
         ident_hash_cap = cap;
         for (uint32_t i = 0; i < nidents; i++) {
             const hp_ident *d = &idents()[i];
-            uint64_t hh = mix(((uint64_t)d->kind << 56) ^ ((uint64_t)(uint32_t)d->module << 40) ^ d->key);
+            uint64_t hh = hp_mix64(((uint64_t)d->kind << 56) ^ ((uint64_t)(uint32_t)d->module << 40) ^ d->key);
             uint32_t j = (uint32_t)hh & (cap - 1);
             while (t[j]) j = (j + 1) & (cap - 1);
             t[j] = i + 1;
@@ -176,7 +168,7 @@ static uint32_t set_intern(const uint32_t *m, uint32_t n, uint32_t hash)
     return nsets++;
 }
 
-static inline uint32_t member_hash(uint32_t r) { return (uint32_t)mix(r + 1); }
+static inline uint32_t member_hash(uint32_t r) { return (uint32_t)hp_mix64(r + 1); }
 
 static int set_contains(uint32_t s, uint32_t r)
 {
@@ -195,7 +187,7 @@ static int set_contains(uint32_t s, uint32_t r)
 /* s + {r}; MANY when that would exceed the bound. */
 static uint32_t set_add(uint32_t s, uint32_t r)
 {
-    add_cache_entry *c = &add_cache[(mix(((uint64_t)s << 32) | r)) & 8191];
+    add_cache_entry *c = &add_cache[(hp_mix64(((uint64_t)s << 32) | r)) & 8191];
     if (c->set == s && c->ret == r) return c->result;
     uint32_t n;
     const uint32_t *m = set_members(s, &n);
@@ -431,13 +423,7 @@ static void ident_text(hp_buf *b, uint32_t id)
     case HP_RET_STATIC_OFF:
         hp_buf_str(b, d->module_base ? d->module_base : "?");
         hp_buf_str(b, "+0x");
-        for (int sh = 60, started = 0; sh >= 0; sh -= 4) {
-            int dig = (int)((d->key >> sh) & 15);
-            if (dig || started || sh == 0) {
-                hp_buf_chr(b, "0123456789abcdef"[dig]);
-                started = 1;
-            }
-        }
+        hp_buf_hex(b, d->key);
         break;
     case HP_RET_STACK:
         if (d->is_main) hp_buf_str(b, "stack:main");
@@ -448,13 +434,7 @@ static void ident_text(hp_buf *b, uint32_t id)
         break;
     case HP_RET_OTHER:
         hp_buf_str(b, "roots@0x");
-        for (int sh = 60, started = 0; sh >= 0; sh -= 4) {
-            int dig = (int)((d->key >> sh) & 15);
-            if (dig || started || sh == 0) {
-                hp_buf_chr(b, "0123456789abcdef"[dig]);
-                started = 1;
-            }
-        }
+        hp_buf_hex(b, d->key);
         break;
     case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
     }
@@ -590,7 +570,7 @@ void hp_retainer_census_done(double t)
     uint64_t *sb = (uint64_t *)set_bytes_vec.base;
     if (sb) memset(sb, 0, set_bytes_vec.committed);
     attributed_bytes = attributed_objects = unreached_bytes = unreached_objects = 0;
-    new_bytes = new_objects = unclassified_objects = 0;
+    new_bytes = new_objects = 0;
     sets_this_census = 0;
     traversed = 0;
 }

@@ -19,7 +19,7 @@
 static hp_vec range_vec, snap_vec;
 static _Atomic uint32_t nranges;
 static _Atomic size_t snap_used;
-static _Atomic int recording, overflow;
+static _Atomic int overflow;
 
 int hp_rootrec_init(void)
 {
@@ -45,7 +45,6 @@ void hp_rootrec_reset(void)
     atomic_store(&nranges, 0);
     atomic_store(&snap_used, 0);
     atomic_store(&overflow, 0);
-    atomic_store(&recording, 1);
 }
 
 const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
@@ -59,7 +58,7 @@ const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
 static void record(void *bottom, void *top, int eager)
 {
     uintptr_t lo = (uintptr_t)bottom, hi = (uintptr_t)top;
-    if (!atomic_load_explicit(&recording, memory_order_relaxed) || hi <= lo || !range_vec.base)
+    if (hi <= lo || !range_vec.base)
         return;
     uint32_t i = atomic_fetch_add(&nranges, 1);
     if (i >= HP_RANGES_MAX) return;

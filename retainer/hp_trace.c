@@ -5,6 +5,7 @@
  * only GC_base, GC_is_marked and GC_get_kind_and_size, which read the
  * collector's block headers. ---- */
 #include "hp_trace.h"
+#include "../preload/hp_hash.h"
 #include "../preload/hp_mem.h"
 #include "../preload/hp_real.h"
 
@@ -13,7 +14,6 @@
 
 #define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
-#define HP_UNTRACKED UINT32_MAX
 
 /* The index of tracked objects, rebuilt at each traversal: a table of
  * heap pages (a heap block of bdwgc is one 4 KiB page holding objects of
@@ -40,7 +40,6 @@ static uint64_t slots_used, slots_cap;
  * addressing, rebuilt at each traversal. */
 typedef struct hp_tentry {
     uintptr_t base;       /* 0: empty */
-    uint32_t idx;         /* record index, or HP_UNTRACKED */
     uint32_t label;       /* untracked: label | HP_TRACE_SET_BIT when set */
     uintptr_t size;       /* untracked: bytes (GC_size) */
     uint64_t pending;     /* merge mode: payload not yet passed on */
@@ -100,14 +99,7 @@ uint32_t hp_trace_parity(void) { return parity; }
 
 int hp_trace_plausible(uintptr_t v) { return v >= least && v < greatest; }
 
-static inline uint64_t slot_of(uintptr_t base)
-{
-    uint64_t x = base >> 4;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
+static inline uint64_t slot_of(uintptr_t base) { return hp_mix64(base >> 4); }
 
 static inline hp_tentry *lookup(uintptr_t base)
 {
@@ -154,14 +146,7 @@ static int index_reserve(uint64_t n)
     return 0;
 }
 
-static inline uint64_t page_slot(uintptr_t page)
-{
-    uint64_t x = page;
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    return x;
-}
+static inline uint64_t page_slot(uintptr_t page) { return hp_mix64(page); }
 
 static inline hp_page *page_find(uintptr_t page)
 {
@@ -412,7 +397,6 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     size_t size = 0;
     int kind = hp_real.GC_get_kind_and_size(b, &size);
     e = insert(base);
-    e->idx = HP_UNTRACKED;
     e->label = 0;
     e->pending = 0;
     e->size = (size & ~(size_t)1) |

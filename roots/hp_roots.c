@@ -2,6 +2,8 @@
  * functions include/heapprof.h reaches at run time. */
 #include "hp_roots.h"
 #include "../retainer/hp_trace.h"
+#include "../include/heapprof.h"
+#include "../preload/hp_hash.h"
 #include "../preload/hp_mem.h"
 #include "../preload/hp_real.h"
 #include "../preload/hp_runtime.h"
@@ -19,8 +21,6 @@ typedef struct hp_root {
     uint64_t seq;            /* order in which the program gave it */
 } hp_root;
 
-/* The public struct of include/heapprof.h. */
-typedef struct hp_root_arg { const char *name; const void *ptr; } hp_root_arg;
 
 typedef struct hp_bin {
     uint64_t mask;           /* root slots reaching the objects */
@@ -69,15 +69,6 @@ static void event_line(double t, const char *what, const char *name)
 /* ---- Bins: interned (generation, mask) pairs. Called at MARK_END (no
  * lock, no malloc: profiler memory only). ---- */
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0x7fb5d329728ea185ull;
-    x ^= x >> 27;
-    x *= 0x81dadef4bc2dd44dull;
-    return x ^ (x >> 33);
-}
-
 static hp_bin *bins(void) { return (hp_bin *)bin_vec.base; }
 
 /* The names of the roots in `mask`, in the order they were given. */
@@ -107,7 +98,7 @@ static const char *bin_text(uint64_t mask)
 
 static uint32_t bin_intern(uint64_t mask)
 {
-    uint64_t h = mix(mask ^ mix(generation));
+    uint64_t h = hp_mix64(mask ^ hp_mix64(generation));
     if ((nbins + 1) * 2 > bin_hash_cap) {
         uint32_t cap = bin_hash_cap ? bin_hash_cap * 2 : 1024;
         if (hp_vec_ensure(&bin_hash_vec, (size_t)cap * 4)) return UINT32_MAX;
@@ -115,7 +106,7 @@ static uint32_t bin_intern(uint64_t mask)
         memset(t, 0, (size_t)cap * 4);
         bin_hash_cap = cap;
         for (uint32_t i = 0; i < nbins; i++) {
-            uint32_t j = (uint32_t)mix(bins()[i].mask ^ mix(bins()[i].gen)) & (cap - 1);
+            uint32_t j = (uint32_t)hp_mix64(bins()[i].mask ^ hp_mix64(bins()[i].gen)) & (cap - 1);
             while (t[j]) j = (j + 1) & (cap - 1);
             t[j] = i + 1;
         }
@@ -290,11 +281,11 @@ static int complain(int code, const char *fn, const char *what, const char *name
 
 static int check_name(const char *fn, const char *name)
 {
-    if (!name) return complain(HP_ROOTS_EINVAL, fn, "a root's name is NULL; give every root "
+    if (!name) return complain(HEAPPROF_EINVAL, fn, "a root's name is NULL; give every root "
                                "a name (letters, digits, _ . : +)", NULL);
     size_t n = strnlen(name, HP_ROOT_NAME_MAX);
     if (n == 0 || n >= HP_ROOT_NAME_MAX)
-        return complain(HP_ROOTS_EINVAL, fn, "a root's name must have 1 to 63 characters; got",
+        return complain(HEAPPROF_EINVAL, fn, "a root's name must have 1 to 63 characters; got",
                         n ? "(a longer name)" : "");
     int ok = !(name[0] >= '0' && name[0] <= '9');
     for (size_t i = 0; i < n; i++) {
@@ -305,22 +296,22 @@ static int check_name(const char *fn, const char *name)
     for (size_t k = 0; k < sizeof reserved / sizeof *reserved; k++)
         if (strcmp(name, reserved[k]) == 0) ok = 0;
     if (!ok)
-        return complain(HP_ROOTS_EINVAL, fn,
+        return complain(HEAPPROF_EINVAL, fn,
                         "a root's name must be printable without blanks, not start with a "
                         "digit, and hold none of - \" ( ) , (bands join names with '-'); not "
                         "a reserved word; rename", name);
-    return HP_ROOTS_OK;
+    return HEAPPROF_OK;
 }
 
 static int check_ptr(const char *fn, const char *name, const void *p, uintptr_t *base)
 {
     void *b = p && hp_real.GC_base ? hp_real.GC_base((void *)p) : NULL;
     if (!b)
-        return complain(HP_ROOTS_ENOTGC, fn, "the pointer given for root is not an object of "
+        return complain(HEAPPROF_ENOTGC, fn, "the pointer given for root is not an object of "
                         "the collector's heap (allocate it with GC_malloc, or pass the "
                         "object's address); root", name);
     *base = (uintptr_t)b;
-    return HP_ROOTS_OK;
+    return HEAPPROF_OK;
 }
 
 typedef struct change { int op; size_t n; hp_root items[HP_ROOTS_MAX]; int result; } change;
@@ -330,7 +321,7 @@ static void *apply(void *arg)
 {
     change *c = arg;
     double t = now_seconds();
-    c->result = HP_ROOTS_OK;
+    c->result = HEAPPROF_OK;
     if (c->op == OP_SET || c->op == OP_CLEAR) {
         memset(roots, 0, sizeof roots);
         generation++;
@@ -351,13 +342,13 @@ static void *apply(void *arg)
         int free_slot = -1;
         for (int i = 0; i < HP_ROOTS_MAX; i++) {
             if (roots[i].base && strcmp(roots[i].name, c->items[0].name) == 0) {
-                c->result = HP_ROOTS_EEXIST;
+                c->result = HEAPPROF_EEXIST;
                 return NULL;
             }
             if (!roots[i].base && free_slot < 0) free_slot = i;
         }
         if (free_slot < 0) {
-            c->result = HP_ROOTS_ENOSPC;
+            c->result = HEAPPROF_ENOSPC;
             return NULL;
         }
         roots[free_slot] = c->items[0];
@@ -370,19 +361,19 @@ static void *apply(void *arg)
                 drop(i, t, "removed: ");
                 return NULL;
             }
-        c->result = HP_ROOTS_ENOENT;
+        c->result = HEAPPROF_ENOENT;
     }
     return NULL;
 }
 
 static int run_change(change *c)
 {
-    if (!hp_ensure_attached()) return HP_ROOTS_OK;   /* no libgc: nothing to profile */
+    if (!hp_ensure_attached()) return HEAPPROF_OK;   /* no libgc: nothing to profile */
     hp_real.GC_call_with_alloc_lock(apply, c);
     return c->result;
 }
 
-HP_EXPORT int heapprof_rt_set_roots(const hp_root_arg *given, size_t n)
+HP_EXPORT int heapprof_rt_set_roots(const heapprof_root *given, size_t n)
 {
     static const char fn[] = "heapprof_set_roots";
     hp_ensure_init();
@@ -394,25 +385,25 @@ HP_EXPORT int heapprof_rt_set_roots(const hp_root_arg *given, size_t n)
         do { tmp[k++] = (char)('0' + v % 10); v /= 10; } while (v && k < sizeof tmp);
         for (size_t i = 0; i < k; i++) num[i] = tmp[k - 1 - i];
         num[k] = 0;
-        return complain(HP_ROOTS_ENOSPC, fn, "at most 64 named roots; got", num);
+        return complain(HEAPPROF_ENOSPC, fn, "at most 64 named roots; got", num);
     }
-    if (n && !given) return complain(HP_ROOTS_EINVAL, fn, "the roots array is NULL", NULL);
+    if (n && !given) return complain(HEAPPROF_EINVAL, fn, "the roots array is NULL", NULL);
     static change c;   /* serialised by set_lock below */
     static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&set_lock);
     memset(&c, 0, sizeof c);
-    int rc = HP_ROOTS_OK;
-    for (size_t i = 0; i < n && rc == HP_ROOTS_OK; i++) {
+    int rc = HEAPPROF_OK;
+    for (size_t i = 0; i < n && rc == HEAPPROF_OK; i++) {
         rc = check_name(fn, given[i].name);
-        if (rc == HP_ROOTS_OK)
+        if (rc == HEAPPROF_OK)
             for (size_t j = 0; j < i; j++)
                 if (strcmp(given[j].name, given[i].name) == 0)
-                    rc = complain(HP_ROOTS_EEXIST, fn, "two roots have the same name; names "
+                    rc = complain(HEAPPROF_EEXIST, fn, "two roots have the same name; names "
                                   "must be unique:", given[i].name);
-        if (rc == HP_ROOTS_OK) rc = check_ptr(fn, given[i].name, given[i].ptr, &c.items[i].base);
-        if (rc == HP_ROOTS_OK) strcpy(c.items[i].name, given[i].name);
+        if (rc == HEAPPROF_OK) rc = check_ptr(fn, given[i].name, given[i].ptr, &c.items[i].base);
+        if (rc == HEAPPROF_OK) strcpy(c.items[i].name, given[i].name);
     }
-    if (rc == HP_ROOTS_OK) {
+    if (rc == HEAPPROF_OK) {
         c.op = OP_SET;
         c.n = n;
         rc = run_change(&c);
@@ -421,41 +412,37 @@ HP_EXPORT int heapprof_rt_set_roots(const hp_root_arg *given, size_t n)
     return rc;
 }
 
-HP_EXPORT int heapprof_rt_add_root(const char *name, const void *ptr)
+/* heapprof_add_root and heapprof_remove_root: one named root. */
+static int one_root(const char *fn, int op, const char *name, const void *ptr)
 {
-    static const char fn[] = "heapprof_add_root";
     hp_ensure_init();
     change c;
     memset(&c, 0, sizeof c);
     int rc = check_name(fn, name);
-    if (rc == HP_ROOTS_OK) rc = check_ptr(fn, name, ptr, &c.items[0].base);
-    if (rc != HP_ROOTS_OK) return rc;
+    if (rc == HEAPPROF_OK && op == OP_ADD) rc = check_ptr(fn, name, ptr, &c.items[0].base);
+    if (rc != HEAPPROF_OK) return rc;
     strcpy(c.items[0].name, name);
-    c.op = OP_ADD;
+    c.op = op;
     rc = run_change(&c);
-    if (rc == HP_ROOTS_EEXIST)
+    if (rc == HEAPPROF_EEXIST)
         complain(rc, fn, "a root of this name exists already (remove it first, or use "
                  "heapprof_set_roots to replace all):", name);
-    if (rc == HP_ROOTS_ENOSPC)
+    if (rc == HEAPPROF_ENOSPC)
         complain(rc, fn, "64 roots are named already (the most there can be); not added:", name);
+    if (rc == HEAPPROF_ENOENT)
+        complain(rc, fn, "no root of this name (it was never added, was removed, or its "
+                 "object died):", name);
     return rc;
+}
+
+HP_EXPORT int heapprof_rt_add_root(const char *name, const void *ptr)
+{
+    return one_root("heapprof_add_root", OP_ADD, name, ptr);
 }
 
 HP_EXPORT int heapprof_rt_remove_root(const char *name)
 {
-    static const char fn[] = "heapprof_remove_root";
-    hp_ensure_init();
-    change c;
-    memset(&c, 0, sizeof c);
-    int rc = check_name(fn, name);
-    if (rc != HP_ROOTS_OK) return rc;
-    strcpy(c.items[0].name, name);
-    c.op = OP_REMOVE;
-    rc = run_change(&c);
-    if (rc == HP_ROOTS_ENOENT)
-        complain(rc, fn, "no root of this name (it was never added, was removed, or its "
-                 "object died):", name);
-    return rc;
+    return one_root("heapprof_remove_root", OP_REMOVE, name, NULL);
 }
 
 HP_EXPORT int heapprof_rt_clear_roots(void)

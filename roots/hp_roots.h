@@ -20,7 +20,7 @@
 
 #include "../preload/hp_shadow.h"
 
-#define HP_ROOTS_MAX 64
+#define HP_ROOTS_MAX 64          /* HEAPPROF_MAX_ROOTS */
 #define HP_ROOT_NAME_MAX 64
 
 int hp_roots_init(void);
@@ -37,14 +37,6 @@ uint32_t hp_roots_label_of(hp_rec *r);
 void hp_roots_census_done(double t);
 void hp_roots_write_prof(int fd);
 
-/* Error codes of the public API (include/heapprof.h). */
-enum {
-    HP_ROOTS_OK = 0,
-    HP_ROOTS_EINVAL = -1,    /* NULL, empty, too long or unprintable name; NULL roots array */
-    HP_ROOTS_EEXIST = -2,    /* a name given twice */
-    HP_ROOTS_ENOSPC = -3,    /* more than HP_ROOTS_MAX roots */
-    HP_ROOTS_ENOTGC = -4,    /* the pointer is not in the collector's heap */
-    HP_ROOTS_ENOENT = -5,    /* remove: no root of that name */
-};
+/* The public API's error codes are HEAPPROF_* of include/heapprof.h. */
 
 #endif
