@@ -224,28 +224,50 @@ static int census_add(hp_ccs_stats *st, hp_rec *r, size_t idx)
 
 /* Judge every record after a collection: tally a record's allocation the
  * first time it is swept (age 0), count survivors, drop the dead, and add
- * live bytes to the census when one is being taken. Specialised on its
- * flags (see sweep()): the common case (no breakdown, no filter, by stack)
- * is the hot loop of every collection. */
-static inline __attribute__((always_inline)) sweep_result
-sweep_impl(int census, int judge, int breakdown, int simple)
+ * live bytes to the census when one is being taken. The table's records
+ * are compacted in place; records still in the threads' logs are judged
+ * where they are and only survivors are copied to the table (no copy of
+ * the many that die young). */
+typedef struct sweep_run sweep_run;
+typedef void (*judge_fn)(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table);
+
+struct sweep_run {
+    sweep_result res;
+    hp_ccs_stats *stats;
+    hp_rec *table;        /* where survivors go */
+    size_t out;           /* survivors so far */
+    size_t next_idx;      /* index of the next record from the logs */
+    hp_breakdown *bds;
+    judge_fn judge_range;
+    int frees, census, judge, breakdown, ldv;
+    uint32_t period;
+    uintptr_t page;       /* is_live's page cache */
+    int page_in_use;
+    uint64_t objects, bytes, requested, survived;
+};
+
+/* Specialised on its flags (see sweep()): the common case (no breakdown,
+ * no filter, by stack) is the hot loop of every collection. */
+static inline __attribute__((always_inline)) void
+judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table,
+                 int census, int judge, int breakdown, int simple)
 {
-    sweep_result res = {0, 0};
-    hp_ccs_stats *stats = stats_all();
-    size_t len;
-    hp_rec *recs = hp_shadow_table(&len);
-    if (!stats) return res;
-    int frees = hp_shadow_has_frees();
-    uintptr_t page = UINTPTR_MAX;
-    int page_in_use = 0;
+    hp_ccs_stats *stats = s->stats;
+    hp_rec *table = s->table;
+    hp_breakdown *bds = breakdown ? s->bds : NULL;
+    int frees = s->frees;
+    int ldv = !simple && s->ldv;   /* ldv/: generic loop only */
+    uintptr_t page = s->page;
+    int page_in_use = s->page_in_use;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
-    size_t out = 0;
-    hp_breakdown *bds = breakdown ? hp_report_table(nstats) : NULL;
-    int ldv = !simple && hp_rt.cfg.mode == HP_MODE_LDV;   /* ldv/: generic loop only */
-    uint32_t period = atomic_load(&hp_rt.period);
-    if (ldv) hp_ldv_sweep_begin(len);
-    for (size_t i = 0; i < len; i++) {
-        hp_rec *r = &recs[i];
+    uint64_t live_bytes = 0, live_objects = 0;
+    size_t out = s->out;
+    for (size_t k = 0; k < n; k++) {
+        hp_rec *r = &recs[k];
+        size_t i = idx0 + k;
+        /* The records stream in from memory (a collection's worth of
+         * allocations is far larger than the caches): fetch ahead. */
+        __builtin_prefetch(r + 32);
         hp_ccs_stats *st = &stats[r->ccs];
         if (r->age == 0 && !(r->flags & HP_REC_TALLIED)) {
             st->objects++;
@@ -259,7 +281,7 @@ sweep_impl(int census, int judge, int breakdown, int simple)
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
-            if (ldv && passes(r)) hp_ldv_death(r, period);
+            if (ldv && passes(r)) hp_ldv_death(r, s->period);
             continue;
         }
         if (judge) {
@@ -267,38 +289,90 @@ sweep_impl(int census, int judge, int breakdown, int simple)
                 st->survived += r->granted;
                 survived += r->granted;
             }
-            if (r->age < 255) r->age++;
+            if (r->age < HP_AGE_MAX) r->age++;
         } else {
             r->flags |= HP_REC_TALLIED;
         }
         if (census && (simple ? (st->census += r->granted, 1) : census_add(st, r, i))) {
-            res.live_bytes += r->granted;
-            res.live_objects++;
-            if (ldv) hp_ldv_census_rec(r, period + 1);
+            live_bytes += r->granted;
+            live_objects++;
+            if (ldv) hp_ldv_census_rec(r, s->period + 1);
         }
         if (ldv) hp_ldv_moved(i, out);
-        if (out != i) recs[out] = *r;
+        if (!in_table || out != i) table[out] = *r;
         out++;
     }
-    hp_shadow_sweep_done(out);
-    total_objects += objects;
-    total_bytes += bytes;
-    total_requested += requested;
-    total_survived += survived;
-    return res;
+    s->out = out;
+    s->page = page;
+    s->page_in_use = page_in_use;
+    s->objects += objects;
+    s->bytes += bytes;
+    s->requested += requested;
+    s->survived += survived;
+    s->res.live_bytes += live_bytes;
+    s->res.live_objects += live_objects;
+}
+
+#define JUDGE_VARIANT(name, census, breakdown)                                  \
+    static void name(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table) \
+    {                                                                            \
+        judge_range_impl(s, recs, n, idx0, in_table, census, 1, breakdown, 1);   \
+    }
+JUDGE_VARIANT(judge_simple, 0, 0)
+JUDGE_VARIANT(judge_simple_census, 1, 0)
+JUDGE_VARIANT(judge_simple_report, 0, 1)
+JUDGE_VARIANT(judge_simple_census_report, 1, 1)
+
+static void judge_generic(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table)
+{
+    judge_range_impl(s, recs, n, idx0, in_table, s->census, s->judge, s->breakdown, 0);
+}
+
+/* A span of records still in a log: make room for its survivors, judge. */
+static void judge_span(hp_rec *recs, size_t n, void *arg)
+{
+    sweep_run *s = arg;
+    size_t idx0 = s->next_idx;
+    s->next_idx += n;
+    hp_rec *table = hp_shadow_room(s->out + n);
+    if (!table) return;   /* out of memory: these records are lost */
+    s->table = table;
+    s->judge_range(s, recs, n, idx0, 0);
 }
 
 static sweep_result sweep(int census, int judge)
 {
-    int breakdown = hp_rt.cfg.report != 0;
+    sweep_run s = {0};
+    s.stats = stats_all();
+    if (!s.stats) return s.res;
+    size_t len;
+    s.table = hp_shadow_table(&len);
+    s.census = census;
+    s.judge = judge;
+    s.breakdown = hp_rt.cfg.report != 0;
+    s.bds = s.breakdown ? hp_report_table(nstats) : NULL;
+    s.frees = hp_shadow_has_frees();
+    s.ldv = hp_rt.cfg.mode == HP_MODE_LDV;
+    s.period = atomic_load(&hp_rt.period);
+    s.page = UINTPTR_MAX;
     int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_LDV &&
                  !traversal_mode() && !hp_rt.cfg.filter_ccs[0] &&
                  !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
-    if (simple && judge) {   /* the loops of ordinary collections, with or without a report */
-        if (breakdown) return census ? sweep_impl(1, 1, 1, 1) : sweep_impl(0, 1, 1, 1);
-        return census ? sweep_impl(1, 1, 0, 1) : sweep_impl(0, 1, 0, 1);
-    }
-    return sweep_impl(census, judge, breakdown, simple);
+    if (simple && judge)   /* the loops of ordinary collections, with or without a report */
+        s.judge_range = s.breakdown ? (census ? judge_simple_census_report : judge_simple_report)
+                                    : (census ? judge_simple_census : judge_simple);
+    else
+        s.judge_range = judge_generic;
+    if (s.ldv) hp_ldv_sweep_begin(len);
+    s.judge_range(&s, s.table, len, 0, 1);
+    s.next_idx = len;
+    hp_shadow_take_pending(judge_span, &s);
+    hp_shadow_sweep_done(s.out);
+    total_objects += s.objects;
+    total_bytes += s.bytes;
+    total_requested += s.requested;
+    total_survived += s.survived;
+    return s.res;
 }
 
 static int take_output_role(void)
@@ -481,7 +555,6 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     if (traversal_mode() && judge && !traversed_here) census = 0;
     traversed_here = 0;
     if (named_roots() && judge) hp_roots_check_alive(now);
-    hp_shadow_drain(NULL, NULL);
     if (census && hp_rt.cfg.mode == HP_MODE_LDV)   /* ldv/ */
         hp_ldv_census_begin(atomic_load(&hp_rt.period) + 1,
                             now < last_census_time ? last_census_time : now);

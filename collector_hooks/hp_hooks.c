@@ -12,6 +12,9 @@
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
 static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
+/* A census due but not taken is forced this many intervals after the last. */
+#define HP_FORCE_AFTER 1.25
+
 static _Atomic int forcing;                /* a forced collection is running */
 static _Atomic int force_census;           /* the next collection takes a census */
 static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection */
@@ -147,10 +150,12 @@ void hp_hooks_clock_check(hp_thread *t)
     t->countdown = t->check_every;
     t->last_check_ns = now;
     if (interval <= 0 || now < atomic_load(&next_force_try_ns)) return;
-    /* A census is due one interval after the last (semantics: at least one
-     * per interval while the program allocates); a collection that comes by
-     * itself takes it, else one is forced. */
-    if (hp_profile_seconds(now) >= hp_census_last_time() + interval)
+    /* A census is due one interval after the last; the collection that
+     * comes next takes it (GHC's way: the census is at the first collection
+     * after the tick). If none has come a quarter interval after that, one
+     * is forced: a collection forced just before one would have come by
+     * itself only adds a collection. */
+    if (hp_profile_seconds(now) >= hp_census_last_time() + HP_FORCE_AFTER * interval)
         forced_collection();
 }
 

@@ -31,6 +31,7 @@ static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec, waste_vec;
 static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
 static int cur;                       /* which of ents_vec/ents2_vec holds the index */
 static size_t remap_len;              /* records swept since the last pass (0: none) */
+static int remap_open;                /* a sweep is filling the map */
 static size_t indexed_len;            /* table length when the index was built */
 static int index_valid;
 static size_t index_n;                /* entries of the previous index */
@@ -115,14 +116,26 @@ void hp_ldv_sweep_begin(size_t len)
 {
     if (!hp_ldv.active) return;
     remap_len = 0;
+    remap_open = 0;
     if (hp_vec_ensure(&remap_vec, (len + 1) * sizeof(uint32_t)) != 0) return;
     memset(remap_vec.base, 0xff, len * sizeof(uint32_t));
     remap_len = len;
+    remap_open = 1;
 }
 
+/* Indexes come in increasing order; those past the table's length are the
+ * records the sweep takes from the logs (the indexes a drain would have
+ * given them): the map grows to cover them, the dead in between unmapped. */
 void hp_ldv_moved(size_t from, size_t to)
 {
-    if (from < remap_len) ((uint32_t *)remap_vec.base)[from] = (uint32_t)to;
+    if (from >= remap_len) {
+        if (!remap_open) return;   /* no sweep begun, or out of memory */
+        if (hp_vec_ensure(&remap_vec, (from + 1) * sizeof(uint32_t)) != 0) return;
+        memset((uint32_t *)remap_vec.base + remap_len, 0xff,
+               (from - remap_len) * sizeof(uint32_t));
+        remap_len = from + 1;
+    }
+    ((uint32_t *)remap_vec.base)[from] = (uint32_t)to;
 }
 
 /* Sort ents by base: LSD radix sort on 16-bit digits of (base - min) >> 4. */
@@ -274,6 +287,7 @@ void hp_ldv_protect(void)
     indexed_len = len;
     index_valid = 1;
     remap_len = 0;
+    remap_open = 0;
     index_n = n;
     /* Runs of adjacent pages; first[k] = first entry of run k. */
     hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;

@@ -177,21 +177,25 @@ static void table_push_many(const hp_rec *r, size_t n)
     table_len += n;
 }
 
-/* Drain one log; an exited thread's log is recycled once empty. */
-static void drain_log(hp_tlog *log, hp_visit_fn visit, void *ctx)
+hp_rec *hp_shadow_room(size_t need)
+{
+    if (need * sizeof(hp_rec) > table.committed &&
+        hp_vec_ensure(&table, need * sizeof(hp_rec)) != 0)
+        return NULL;
+    return table_recs();
+}
+
+/* Give one log's unconsumed records to `fn` span by span; each span is
+ * consumed once `fn` returns, and an exited thread's log is recycled once
+ * empty. */
+static void drain_log(hp_tlog *log, hp_span_fn fn, void *ctx)
 {
     int state = atomic_load_explicit(&log->state, memory_order_acquire);
     if (state == LOG_FREE || state == LOG_CLAIMED) return;
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        if (!visit) {
-            table_push_many(&c->recs[log->consumed], n - log->consumed);
-        } else {
-            for (uint32_t i = log->consumed; i < n; i++)
-                if (table_push(&c->recs[i]) == 0)
-                    visit(&table_recs()[table_len - 1], HP_EV_NEW, ctx);
-        }
+        if (n > log->consumed) fn(&c->recs[log->consumed], n - log->consumed, ctx);
         log->consumed = n;
         hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
         if (n == HP_CHUNK_RECS && next) {
@@ -211,11 +215,30 @@ static void drain_log(hp_tlog *log, hp_visit_fn visit, void *ctx)
     }
 }
 
-void hp_shadow_drain(hp_visit_fn visit, void *ctx)
+void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
 {
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all)
-        drain_log(l, visit, ctx);
+        drain_log(l, fn, ctx);
+}
+
+typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
+
+static void copy_span(hp_rec *recs, size_t n, void *arg)
+{
+    drain_ctx *d = arg;
+    if (!d->visit) {
+        table_push_many(recs, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (table_push(&recs[i]) == 0) d->visit(&table_recs()[table_len - 1], HP_EV_NEW, d->ctx);
+}
+
+void hp_shadow_drain(hp_visit_fn visit, void *ctx)
+{
+    drain_ctx d = {visit, ctx};
+    hp_shadow_take_pending(copy_span, &d);
 }
 
 static size_t freed_slot(uintptr_t base)
@@ -323,7 +346,7 @@ void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
             if (visit) visit(r, HP_EV_DIED, ctx);
             continue;
         }
-        if (r->age < 255) r->age++;
+        if (r->age < HP_AGE_MAX) r->age++;
         if (out != i) recs[out] = *r;
         if (visit) visit(&recs[out], HP_EV_SURVIVED, ctx);
         out++;

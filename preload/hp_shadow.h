@@ -20,6 +20,10 @@ enum {
     HP_HOW_MANY, HP_HOW_REALLOC, HP_HOW_COUNT
 };
 
+/* hp_rec.age stops here: the report's last bucket is "4 or more", and a
+ * record that has stopped ageing is not written by the sweep. */
+#define HP_AGE_MAX 4
+
 /* hp_rec.flags */
 #define HP_REC_TALLIED 1   /* allocation already counted (by a census without
                               a collection), though not yet judged */
@@ -34,7 +38,7 @@ typedef struct hp_rec {
                           (retainer, roots), with a per-census validity bit */
     uint8_t kind;      /* collector object kind */
     uint8_t how;       /* HP_HOW_* */
-    uint8_t age;       /* collections survived (saturating at 255) */
+    uint8_t age;       /* collections survived (saturating at HP_AGE_MAX) */
     uint8_t flags;
 } hp_rec;
 
@@ -71,6 +75,17 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
 /* Visit every record without changing anything (event HP_EV_SURVIVED). */
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
+
+/* Hand the records still in the logs to `fn`, span by span, where they
+ * are (no copy), then count them as drained: the census judges new records
+ * in place and keeps only survivors, appending them to the table through
+ * hp_shadow_room. Indexes of these records, for hp_shadow_freed_at, are
+ * the table length or more (records logged after every noted free). */
+typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);
+void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
+/* The table with room for `need` records (its base never moves), or NULL
+ * when out of memory. */
+hp_rec *hp_shadow_room(size_t need);
 
 /* Direct access for a caller that sweeps with its own loop (the census):
  * the records, whether record `idx` was freed explicitly, and the new

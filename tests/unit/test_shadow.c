@@ -292,12 +292,16 @@ Test(shadow, age_saturates, .init = setup)
     hp_tlog *log = hp_shadow_log_new();
     append_n(log, 0, 0, 1);
     hp_shadow_drain(NULL, NULL);
-    for (int k = 0; k < 300; k++) hp_shadow_sweep(live_all, NULL, NULL);
+    for (int k = 0; k < HP_AGE_MAX - 1; k++) hp_shadow_sweep(live_all, NULL, NULL);
     seen f;
     seen_init(&f);
     hp_shadow_foreach(visit, &f);
+    cr_assert_eq(f.age_max, HP_AGE_MAX - 1);   /* still counting */
+    for (int k = 0; k < 300; k++) hp_shadow_sweep(live_all, NULL, NULL);
+    seen_init(&f);
+    hp_shadow_foreach(visit, &f);
     cr_assert_eq(f.n[HP_EV_SURVIVED], 1);
-    cr_assert_eq(f.age_max, 255);
+    cr_assert_eq(f.age_max, HP_AGE_MAX);
 }
 
 Test(shadow, free_applies_to_earlier_records_only, .init = setup)
@@ -798,4 +802,66 @@ ParameterizedTest(int *try, shadow, concurrent_log_creation, .init = setup, .tim
     cr_assert_eq(m.total, (size_t)NSTART * STARTS);
     for (size_t i = 0; i < NSTART * STARTS; i++)
         cr_assert_eq(m.got[i], 1, "record %zu seen %u times", i, m.got[i]);
+}
+
+/* The census's way: judge the table in place, then take the logs' records
+ * span by span where they are and keep only the survivors (even indexes)
+ * at the table's end through hp_shadow_room. */
+typedef struct {
+    size_t spans, taken, kept;
+    size_t next[2];    /* next index expected per thread */
+    int order_ok;
+} taker;
+
+static void take_evens(hp_rec *recs, size_t n, void *ctx)
+{
+    taker *k = ctx;
+    k->spans++;
+    hp_rec *table = hp_shadow_room(k->kept + n);
+    cr_assert_not_null(table);
+    for (size_t i = 0; i < n; i++) {
+        unsigned t = (unsigned)(recs[i].base >> 32) - 1;
+        unsigned idx = (unsigned)((recs[i].base & 0xffffffffu) >> 4);
+        if (t > 1 || idx != k->next[t]) k->order_ok = 0;
+        else k->next[t] = idx + 1;
+        k->taken++;
+        if (idx % 2 == 0) table[k->kept++] = recs[i];
+    }
+}
+
+Test(shadow, take_pending_hands_each_record_once_in_place, .init = setup)
+{
+    hp_tlog *a = hp_shadow_log_new(), *b = hp_shadow_log_new();
+    append_n(a, 0, 0, 3 * CHUNK_RECS + 5);   /* spans over four chunks */
+    append_n(b, 1, 0, 7);
+    taker k = {0};
+    k.order_ok = 1;
+    hp_shadow_take_pending(take_evens, &k);
+    cr_assert(k.order_ok);
+    cr_assert_eq(k.taken, 3 * CHUNK_RECS + 5 + 7);
+    cr_assert_geq(k.spans, 5);
+    hp_shadow_sweep_done(k.kept);
+    cr_assert_eq(hp_shadow_records(), (3 * CHUNK_RECS + 5 + 1) / 2 + 4);
+    /* Taken means drained: nothing is handed twice, and a drain adds nothing. */
+    taker again = {0};
+    hp_shadow_take_pending(take_evens, &again);
+    cr_assert_eq(again.taken, 0);
+    hp_shadow_drain(NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), (3 * CHUNK_RECS + 5 + 1) / 2 + 4);
+    /* Later records come next, after the kept ones, in order. */
+    append_n(a, 0, 3 * CHUNK_RECS + 5, 3 * CHUNK_RECS + 9);
+    taker more = {0};
+    more.order_ok = 1;
+    more.next[0] = 3 * CHUNK_RECS + 5;
+    more.kept = hp_shadow_records();
+    hp_shadow_take_pending(take_evens, &more);
+    cr_assert(more.order_ok);
+    cr_assert_eq(more.taken, 4);
+    hp_shadow_sweep_done(more.kept);
+    size_t len;
+    hp_rec *t = hp_shadow_table(&len);
+    cr_assert_eq(len, (3 * CHUNK_RECS + 5 + 1) / 2 + 4 + 2);
+    for (size_t i = 1; i < len; i++)   /* thread 0's evens, then 1's, then 0's again */
+        cr_assert((t[i].base & 0xffffffffu) % 32 == 0);
+    cr_assert_eq(t[len - 1].base, base_of(0, 3 * CHUNK_RECS + 8));
 }
