@@ -112,8 +112,21 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
 #define D_PARAMS const char *s_, int i_   /* GC_EXTRA_PARAMS */
 #define STRLEN1(p) ((p) ? strlen(p) + 1 : 0)
 
-WRAP(void *, GC_malloc, HP_HOW_NORMAL, 0, lb, (size_t lb), (lb))
-WRAP(void *, GC_malloc_atomic, HP_HOW_ATOMIC, 0, lb, (size_t lb), (lb))
+/* The two calls almost every program makes. libgc 8's GC_malloc and
+ * GC_malloc_atomic are GC_malloc_kind(lb, NORMAL / PTRFREE) (malloc.c):
+ * calling that directly saves a pass through heapprof's own GC_malloc_kind
+ * on every allocation. (A libgc without GC_malloc_kind is called as is.) */
+#define WRAP_KIND(name, how, kind)                                             \
+    void *name(size_t lb)                                                     \
+    {                                                                         \
+        hp_thread *t_ = enter();                                              \
+        void *r_ = hp_real.GC_malloc_kind ? hp_real.GC_malloc_kind(lb, kind)  \
+                                          : hp_real.name(lb);                 \
+        leave(t_, r_, lb, how, 0, HP_FRAME, HP_RET);                          \
+        return r_;                                                            \
+    }
+WRAP_KIND(GC_malloc, HP_HOW_NORMAL, GC_I_NORMAL)
+WRAP_KIND(GC_malloc_atomic, HP_HOW_ATOMIC, GC_I_PTRFREE)
 WRAP(char *, GC_strdup, HP_HOW_ATOMIC, 0, STRLEN1(r_), (const char *s), (s))
 WRAP(char *, GC_strndup, HP_HOW_ATOMIC, 0, STRLEN1(r_), (const char *s, size_t n), (s, n))
 WRAP(void *, GC_malloc_uncollectable, HP_HOW_UNCOLLECTABLE, 0, lb, (size_t lb), (lb))
