@@ -158,25 +158,6 @@ void hp_shadow_log_exit(hp_tlog *log)
 
 static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
 
-static int table_push(const hp_rec *r)
-{
-    if ((table_len + 1) * sizeof(hp_rec) > table.committed &&
-        hp_vec_ensure(&table, (table_len + 1) * sizeof(hp_rec)) != 0)
-        return -1;
-    table_recs()[table_len++] = *r;
-    return 0;
-}
-
-/* Append n records in one copy (drain without a visitor). */
-static void table_push_many(const hp_rec *r, size_t n)
-{
-    if ((table_len + n) * sizeof(hp_rec) > table.committed &&
-        hp_vec_ensure(&table, (table_len + n) * sizeof(hp_rec)) != 0)
-        return;
-    memcpy(table_recs() + table_len, r, n * sizeof *r);
-    table_len += n;
-}
-
 hp_rec *hp_shadow_room(size_t need)
 {
     if (need * sizeof(hp_rec) > table.committed &&
@@ -185,10 +166,20 @@ hp_rec *hp_shadow_room(size_t need)
     return table_recs();
 }
 
+/* Append n records in one copy; 0, or -1 when out of memory. */
+static int table_push_many(const hp_rec *r, size_t n)
+{
+    hp_rec *t = hp_shadow_room(table_len + n);
+    if (!t) return -1;
+    memcpy(t + table_len, r, n * sizeof *r);
+    table_len += n;
+    return 0;
+}
+
 /* Give one log's unconsumed records to `fn` span by span; each span is
  * consumed once `fn` returns, and an exited thread's log is recycled once
  * empty. */
-static void drain_log(hp_tlog *log, hp_span_fn fn, void *ctx)
+static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
 {
     int state = atomic_load_explicit(&log->state, memory_order_acquire);
     if (state == LOG_FREE || state == LOG_CLAIMED) return;
@@ -219,7 +210,7 @@ void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
 {
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all)
-        drain_log(l, fn, ctx);
+        take_log(l, fn, ctx);
 }
 
 typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
@@ -232,7 +223,8 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
         return;
     }
     for (size_t i = 0; i < n; i++)
-        if (table_push(&recs[i]) == 0) d->visit(&table_recs()[table_len - 1], HP_EV_NEW, d->ctx);
+        if (table_push_many(&recs[i], 1) == 0)
+            d->visit(&table_recs()[table_len - 1], HP_EV_NEW, d->ctx);
 }
 
 void hp_shadow_drain(hp_visit_fn visit, void *ctx)

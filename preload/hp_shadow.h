@@ -3,9 +3,11 @@
  * Allocation path: each thread appends new records to its own log (no lock,
  * no atomic read-modify-write: one release store). Everything else runs in
  * the single "owner" context: a thread holding the collector's allocation
- * lock (a collection callback, or GC_call_with_alloc_lock). The owner drains
- * the logs into the main table, notes explicit frees, and sweeps: every record
- * is judged live or dead at every collection, so no record outlives its
+ * lock (a collection callback, or GC_call_with_alloc_lock). The owner takes
+ * the logs' records (judged where they are by a sweep, survivors appended
+ * to the main table; or drained into it whole), notes explicit frees, and
+ * sweeps: every record is judged live or dead at every collection, so no
+ * record outlives its
  * object by more than one collection and an address reused by the collector
  * is never confused with the object that held it before. */
 #ifndef HP_SHADOW_H
