@@ -32,13 +32,14 @@ typedef struct hp_ident {
 #define RET_MANY UINT32_MAX  /* payload: "more retainers than the bound" */
 #define SET_MANY 0           /* set id of MANY */
 
-static hp_vec ident_vec, ident_hash_vec;   /* hp_ident[]; uint32_t id+1 slots */
-static uint32_t nidents, ident_hash_cap;
+static hp_vec ident_vec;                   /* hp_ident[] */
+static hp_idindex ident_index;
+static uint32_t nidents;
 static hp_vec set_words_vec;               /* per set: n, hash, members... */
 static uint64_t set_words_used;
 static hp_vec set_off_vec;                 /* uint64_t offset of set id */
-static hp_vec set_hash_vec;                /* uint32_t id+1 slots */
-static uint32_t nsets = 1, set_hash_cap;   /* set 0 = MANY */
+static hp_idindex set_index;
+static uint32_t nsets = 1;                 /* set 0 = MANY */
 static hp_vec set_label_vec;               /* uint32_t label id + 1 per set */
 static hp_vec set_bytes_vec;               /* uint64_t per set: this census */
 static hp_vec set_seen_vec;                /* uint8_t per set: appeared in a census */
@@ -67,9 +68,9 @@ static uint32_t sets_sized;                /* per-set arrays hold this many sets
 int hp_retainer_init(void)
 {
     bound = hp_rt.cfg.bound > 0 ? hp_rt.cfg.bound : 8;
-    if (hp_vec_reserve(&ident_vec, (size_t)1 << 34) || hp_vec_reserve(&ident_hash_vec, (size_t)1 << 32) ||
+    if (hp_vec_reserve(&ident_vec, (size_t)1 << 34) || hp_vec_reserve(&ident_index.vec, (size_t)1 << 32) ||
         hp_vec_reserve(&set_words_vec, (size_t)1 << 36) || hp_vec_reserve(&set_off_vec, (size_t)1 << 34) ||
-        hp_vec_reserve(&set_hash_vec, (size_t)1 << 32) || hp_vec_reserve(&set_label_vec, (size_t)1 << 32) ||
+        hp_vec_reserve(&set_index.vec, (size_t)1 << 32) || hp_vec_reserve(&set_label_vec, (size_t)1 << 32) ||
         hp_vec_reserve(&set_bytes_vec, (size_t)1 << 34) || hp_vec_reserve(&set_seen_vec, (size_t)1 << 32) ||
         hp_vec_reserve(&ccs_class_vec, (size_t)1 << 32) || hp_vec_reserve(&unreached_vec, (size_t)1 << 35) ||
         hp_vec_reserve(&touched_vec, (size_t)1 << 34) || hp_vec_reserve(&rset_match_vec, (size_t)1 << 32) ||
@@ -90,26 +91,20 @@ int hp_retainer_init(void)
 
 static hp_ident *idents(void) { return (hp_ident *)ident_vec.base; }
 
+static uint64_t ident_hash(const hp_ident *d)
+{
+    return hp_mix64(((uint64_t)d->kind << 56) ^ ((uint64_t)(uint32_t)d->module << 40) ^ d->key);
+}
+
+static uint64_t ident_hash_of(uint32_t i) { return ident_hash(&idents()[i]); }
+
 static uint32_t ident_intern(const hp_ident *want)
 {
-    uint64_t h = hp_mix64(((uint64_t)want->kind << 56) ^ ((uint64_t)(uint32_t)want->module << 40) ^ want->key);
-    if ((nidents + 1) * 2 > ident_hash_cap) {
-        uint32_t cap = ident_hash_cap ? ident_hash_cap * 2 : 1024;
-        if (hp_vec_ensure(&ident_hash_vec, (size_t)cap * 4)) return RET_MANY;
-        uint32_t *t = (uint32_t *)ident_hash_vec.base;
-        memset(t, 0, (size_t)cap * 4);
-        ident_hash_cap = cap;
-        for (uint32_t i = 0; i < nidents; i++) {
-            const hp_ident *d = &idents()[i];
-            uint64_t hh = hp_mix64(((uint64_t)d->kind << 56) ^ ((uint64_t)(uint32_t)d->module << 40) ^ d->key);
-            uint32_t j = (uint32_t)hh & (cap - 1);
-            while (t[j]) j = (j + 1) & (cap - 1);
-            t[j] = i + 1;
-        }
-    }
-    uint32_t *t = (uint32_t *)ident_hash_vec.base;
-    uint32_t j = (uint32_t)h & (ident_hash_cap - 1);
-    for (; t[j]; j = (j + 1) & (ident_hash_cap - 1)) {
+    uint64_t h = ident_hash(want);
+    uint32_t *t = hp_idindex_room(&ident_index, nidents, 0, ident_hash_of);
+    if (!t) return RET_MANY;
+    uint32_t j = (uint32_t)h & (ident_index.cap - 1);
+    for (; t[j]; j = (j + 1) & (ident_index.cap - 1)) {
         const hp_ident *d = &idents()[t[j] - 1];
         if (d->kind == want->kind && d->module == want->module && d->key == want->key)
             return t[j] - 1;
@@ -132,24 +127,15 @@ static uint32_t set_hash_of(uint32_t s)
     return ((const uint32_t *)set_words_vec.base)[((uint64_t *)set_off_vec.base)[s] + 1];
 }
 
+static uint64_t set_index_hash(uint32_t s) { return set_hash_of(s); }
+
 /* The set with these (sorted) members, interned. */
 static uint32_t set_intern(const uint32_t *m, uint32_t n, uint32_t hash)
 {
-    if ((nsets + 1) * 2 > set_hash_cap) {
-        uint32_t cap = set_hash_cap ? set_hash_cap * 2 : 1024;
-        if (hp_vec_ensure(&set_hash_vec, (size_t)cap * 4)) return SET_MANY;
-        uint32_t *t = (uint32_t *)set_hash_vec.base;
-        memset(t, 0, (size_t)cap * 4);
-        set_hash_cap = cap;
-        for (uint32_t s = 1; s < nsets; s++) {
-            uint32_t j = set_hash_of(s) & (cap - 1);
-            while (t[j]) j = (j + 1) & (cap - 1);
-            t[j] = s + 1;
-        }
-    }
-    uint32_t *t = (uint32_t *)set_hash_vec.base;
-    uint32_t j = hash & (set_hash_cap - 1);
-    for (; t[j]; j = (j + 1) & (set_hash_cap - 1)) {
+    uint32_t *t = hp_idindex_room(&set_index, nsets, 1, set_index_hash);
+    if (!t) return SET_MANY;
+    uint32_t j = hash & (set_index.cap - 1);
+    for (; t[j]; j = (j + 1) & (set_index.cap - 1)) {
         uint32_t s = t[j] - 1, k;
         if (set_hash_of(s) != hash) continue;
         const uint32_t *have = set_members(s, &k);

@@ -32,8 +32,9 @@ typedef struct hp_bin {
 
 static hp_root roots[HP_ROOTS_MAX];   /* profiler data: never scanned, so weak */
 static uint64_t next_seq, generation;
-static hp_vec bin_vec, bin_hash_vec;  /* hp_bin[]; uint32_t id + 1 slots */
-static uint32_t nbins, bin_hash_cap;
+static hp_vec bin_vec;                /* hp_bin[] */
+static hp_idindex bin_index;
+static uint32_t nbins;
 static hp_arena text_arena;
 static hp_buf events, census_lines;
 static hp_vec bin_bytes_vec;          /* uint64_t per bin this census */
@@ -46,7 +47,7 @@ static uint32_t noroot_label;         /* label id + 1 */
 
 int hp_roots_init(void)
 {
-    if (hp_vec_reserve(&bin_vec, (size_t)1 << 34) || hp_vec_reserve(&bin_hash_vec, (size_t)1 << 32) ||
+    if (hp_vec_reserve(&bin_vec, (size_t)1 << 34) || hp_vec_reserve(&bin_index.vec, (size_t)1 << 32) ||
         hp_arena_init(&text_arena, (size_t)1 << 34) || hp_buf_init(&events, (size_t)1 << 30) ||
         hp_buf_init(&census_lines, (size_t)1 << 32) || hp_vec_reserve(&bin_bytes_vec, (size_t)1 << 34))
         return -1;
@@ -96,24 +97,18 @@ static const char *bin_text(uint64_t mask)
     return s;
 }
 
+static uint64_t bin_hash_of(uint32_t i)
+{
+    return hp_mix64(bins()[i].mask ^ hp_mix64(bins()[i].gen));
+}
+
 static uint32_t bin_intern(uint64_t mask)
 {
     uint64_t h = hp_mix64(mask ^ hp_mix64(generation));
-    if ((nbins + 1) * 2 > bin_hash_cap) {
-        uint32_t cap = bin_hash_cap ? bin_hash_cap * 2 : 1024;
-        if (hp_vec_ensure(&bin_hash_vec, (size_t)cap * 4)) return UINT32_MAX;
-        uint32_t *t = (uint32_t *)bin_hash_vec.base;
-        memset(t, 0, (size_t)cap * 4);
-        bin_hash_cap = cap;
-        for (uint32_t i = 0; i < nbins; i++) {
-            uint32_t j = (uint32_t)hp_mix64(bins()[i].mask ^ hp_mix64(bins()[i].gen)) & (cap - 1);
-            while (t[j]) j = (j + 1) & (cap - 1);
-            t[j] = i + 1;
-        }
-    }
-    uint32_t *t = (uint32_t *)bin_hash_vec.base;
-    uint32_t j = (uint32_t)h & (bin_hash_cap - 1);
-    for (; t[j]; j = (j + 1) & (bin_hash_cap - 1)) {
+    uint32_t *t = hp_idindex_room(&bin_index, nbins, 0, bin_hash_of);
+    if (!t) return UINT32_MAX;
+    uint32_t j = (uint32_t)h & (bin_index.cap - 1);
+    for (; t[j]; j = (j + 1) & (bin_index.cap - 1)) {
         const hp_bin *b = &bins()[t[j] - 1];
         if (b->mask == mask && b->gen == generation) return t[j] - 1;
     }
