@@ -250,13 +250,12 @@ struct sweep_run {
  * no filter, by stack) is the hot loop of every collection. */
 static inline __attribute__((always_inline)) void
 judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table,
-                 int census, int judge, int breakdown, int simple)
+                 int census, int judge, int breakdown, int simple, int ldv)
 {
     hp_ccs_stats *stats = s->stats;
     hp_rec *table = s->table;
     hp_breakdown *bds = breakdown ? s->bds : NULL;
     int frees = s->frees;
-    int ldv = !simple && s->ldv;   /* ldv/: generic loop only */
     uintptr_t page = s->page;
     int page_in_use = s->page_in_use;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
@@ -281,7 +280,7 @@ judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
-            if (ldv && passes(r)) hp_ldv_death(r, s->period);
+            if (ldv && (simple || passes(r))) hp_ldv_death(r, s->period);
             continue;
         }
         if (judge) {
@@ -313,19 +312,31 @@ judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table
     s->res.live_objects += live_objects;
 }
 
-#define JUDGE_VARIANT(name, census, breakdown)                                  \
+/* simple: no filter, a census (if any) by stack, so census_add's tests
+ * are known; ldv: the biography is kept (deaths, censuses, moves). */
+#define JUDGE_VARIANT(name, census, breakdown, ldv)                             \
     static void name(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table) \
     {                                                                            \
-        judge_range_impl(s, recs, n, idx0, in_table, census, 1, breakdown, 1);   \
+        judge_range_impl(s, recs, n, idx0, in_table, census, 1, breakdown, 1, ldv); \
     }
-JUDGE_VARIANT(judge_simple, 0, 0)
-JUDGE_VARIANT(judge_simple_census, 1, 0)
-JUDGE_VARIANT(judge_simple_report, 0, 1)
-JUDGE_VARIANT(judge_simple_census_report, 1, 1)
+JUDGE_VARIANT(judge_simple, 0, 0, 0)
+JUDGE_VARIANT(judge_simple_census, 1, 0, 0)
+JUDGE_VARIANT(judge_simple_report, 0, 1, 0)
+JUDGE_VARIANT(judge_simple_census_report, 1, 1, 0)
+JUDGE_VARIANT(judge_ldv, 0, 0, 1)
+JUDGE_VARIANT(judge_ldv_census, 1, 0, 1)
+JUDGE_VARIANT(judge_ldv_report, 0, 1, 1)
+JUDGE_VARIANT(judge_ldv_census_report, 1, 1, 1)
+
+/* [ldv][census][breakdown] */
+static const judge_fn judge_fast[2][2][2] = {
+    {{judge_simple, judge_simple_report}, {judge_simple_census, judge_simple_census_report}},
+    {{judge_ldv, judge_ldv_report}, {judge_ldv_census, judge_ldv_census_report}},
+};
 
 static void judge_generic(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table)
 {
-    judge_range_impl(s, recs, n, idx0, in_table, s->census, s->judge, s->breakdown, 0);
+    judge_range_impl(s, recs, n, idx0, in_table, s->census, s->judge, s->breakdown, 0, s->ldv);
 }
 
 /* A span of records still in a log: make room for its survivors, judge. */
@@ -355,14 +366,15 @@ static sweep_result sweep(int census, int judge)
     s.ldv = hp_rt.cfg.mode == HP_MODE_LDV;
     s.period = atomic_load(&hp_rt.period);
     s.page = UINTPTR_MAX;
-    int simple = hp_rt.cfg.mode != HP_MODE_KIND && hp_rt.cfg.mode != HP_MODE_LDV &&
-                 !traversal_mode() && !hp_rt.cfg.filter_ccs[0] &&
-                 !hp_rt.cfg.filter_module[0] && !hp_rt.cfg.filter_kind[0];
-    if (simple && judge)   /* the loops of ordinary collections, with or without a report */
-        s.judge_range = s.breakdown ? (census ? judge_simple_census_report : judge_simple_report)
-                                    : (census ? judge_simple_census : judge_simple);
-    else
-        s.judge_range = judge_generic;
+    /* The specialised loops serve every collection whose work they know:
+     * without a census, only ldv's deaths look at the filters; with one,
+     * the census must be by stack (cc, module, ldv) and unfiltered. */
+    int unfiltered = !hp_rt.cfg.filter_ccs[0] && !hp_rt.cfg.filter_module[0] &&
+                     !hp_rt.cfg.filter_kind[0] && !hp_rt.cfg.filter_rset[0];
+    int by_stack = hp_rt.cfg.mode == HP_MODE_CC || hp_rt.cfg.mode == HP_MODE_MODULE ||
+                   hp_rt.cfg.mode == HP_MODE_LDV;
+    int fast = judge && (census ? unfiltered && by_stack : unfiltered || !s.ldv);
+    s.judge_range = fast ? judge_fast[s.ldv][census != 0][s.breakdown] : judge_generic;
     if (s.ldv) hp_ldv_sweep_begin(len);
     s.judge_range(&s, s.table, len, 0, 1);
     s.next_idx = len;

@@ -78,15 +78,6 @@ int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
     return n;
 }
 
-static int walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max)
-{
-    switch (capture_mode) {
-    case 1: return hp_unwind_walk(t, frame, ret, out, max);
-    case 2: return hp_unwind_walk_raw(ret, out, max);
-    default: return hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, out, max);
-    }
-}
-
 int hp_collapse_recursion(uintptr_t *f, int n)
 {
     /* GHC's rule, applied from the outermost frame in: pushing a frame that
@@ -118,8 +109,6 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
     return fn;
 }
 
-/* The stack `parent` with the function of return address `pc` pushed on
- * top, GHC's way: a function already on the stack cuts it back to there. */
 #define HP_EDGE_SKIP 0x80000000u   /* in hp_edge.child: the frame is left out */
 
 static int excluded(uintptr_t pc)
@@ -129,16 +118,15 @@ static int excluded(uintptr_t pc)
     return 0;
 }
 
-/* The stack `parent` with the function of return address `pc` pushed on
- * top, GHC's way: a function already on the stack cuts it back to there.
- * Frames of libgc and heapprof, and addresses in no module (a frame-pointer
- * chain that went through a function without one), are left out: the
- * result is then `parent`, flagged HP_EDGE_SKIP. */
-static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
+/* The stack `parent` with function `fn` pushed on top, GHC's way: a
+ * function already on the stack cuts it back to there (so pushing the top
+ * function again changes nothing). Functions of libgc and heapprof, and
+ * frames in no module (fn 0: a frame-pointer chain that went through a
+ * function without one), are left out: the result is then `parent`,
+ * flagged HP_EDGE_SKIP. */
+static uint32_t push_fn_slow(uint32_t parent, uintptr_t fn)
 {
-    if (excluded(pc)) return parent | HP_EDGE_SKIP;
-    uintptr_t fn = function_of(t, pc);
-    if (fn == 0) return parent | HP_EDGE_SKIP;
+    if (fn == 0 || excluded(fn)) return parent | HP_EDGE_SKIP;
     const hp_stack *p = hp_stacks_get(parent);
     uintptr_t frames[HP_MAX_DEPTH + 1];
     uint32_t n = p->n < HP_MAX_DEPTH ? p->n : HP_MAX_DEPTH;
@@ -148,56 +136,139 @@ static uint32_t push_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
     return id == UINT32_MAX ? parent : id;   /* table full: the shorter stack */
 }
 
-/* Push through the thread's edge cache; returns the child id, with
- * HP_EDGE_SKIP set when the frame was left out. */
-static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t pc)
+/* The same for a return address (its function found through the pcfn cache). */
+static uint32_t push_pc_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
 {
-    if (!t->caches) return push_slow(t, parent, pc);
-    uint64_t h = (pc ^ ((uint64_t)parent << 20)) * 0x9e3779b97f4a7c15ull;
+    if (excluded(pc)) return parent | HP_EDGE_SKIP;
+    return push_fn_slow(parent, function_of(t, pc));
+}
+
+/* Push frame `key` (a return address when by_pc, else a function) through
+ * the thread's edge cache; returns the child id, with HP_EDGE_SKIP set
+ * when the frame was left out. */
+static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t key, int by_pc)
+{
+    if (!t->caches) return by_pc ? push_pc_slow(t, parent, key) : push_fn_slow(parent, key);
+    uint64_t h = (key ^ ((uint64_t)parent << 20)) * 0x9e3779b97f4a7c15ull;
     hp_edge *e = &t->caches->edge[h >> (64 - 12)];
-    if (e->pc == pc && e->parent == parent && e->child) return e->child - 1;
-    uint32_t child = push_slow(t, parent, pc);
-    e->pc = pc;
+    if (e->pc == key && e->parent == parent && e->child) return e->child - 1;
+    uint32_t child = by_pc ? push_pc_slow(t, parent, key) : push_fn_slow(parent, key);
+    e->pc = key;
     e->parent = parent;
     e->child = child + 1;
     return child;
 }
 
-/* Push raw frames, outermost first; returns the stack id and counts the
- * frames left out in *skipped. */
-static uint32_t push_all(hp_thread *t, const uintptr_t *raw, int n, int *skipped)
+/* Push frames (return addresses when by_pc, else functions), outermost
+ * first; returns the stack id and counts the frames left out in *skipped.
+ *
+ * The stack so far after each frame depends only on the frames pushed so
+ * far, and consecutive captures on a thread share their outer frames (the
+ * program's main and the C library's start, an outer loop): the thread's
+ * memo keeps the last capture's frames and the stack after each, so only
+ * the frames below the part shared with the last capture are pushed. By
+ * function, a run of frames of one function (a recursion, or call sites
+ * within one function) is one push: the pushes after the first change
+ * nothing. */
+static inline __attribute__((always_inline)) uint32_t
+push_frames(hp_thread *t, const uintptr_t *keys, int n, int *skipped, int by_pc)
 {
-    uint32_t id = empty_stack;
-    for (int i = n - 1; i >= 0; i--) {
-        uint32_t next = push(t, id, raw[i]);
-        if (next & HP_EDGE_SKIP) (*skipped)++;
-        id = next & ~HP_EDGE_SKIP;
+    hp_memo *m = t->caches ? &t->caches->memo : NULL;
+    int j = 0;
+    if (m) {
+        int lim = n < (int)m->n ? n : (int)m->n;
+        while (j < lim && keys[n - 1 - j] == m->key[j]) j++;
     }
+    uint32_t id = j ? m->id[j - 1] : empty_stack;
+    int sk = j ? m->skipped[j - 1] : 0;
+    uintptr_t prev = j ? keys[n - j] : HP_FN_UNKNOWN;
+    for (int k = j; k < n; k++) {
+        uintptr_t key = keys[n - 1 - k];
+        if (by_pc || key != prev) {
+            prev = key;
+            uint32_t next = push(t, id, key, by_pc);
+            if (next & HP_EDGE_SKIP) sk++;
+            id = next & ~HP_EDGE_SKIP;
+        }
+        if (m) {
+            m->key[k] = key;
+            m->id[k] = id;
+            m->skipped[k] = (uint16_t)sk;
+        }
+    }
+    if (m) m->n = (uint32_t)n;
+    *skipped = sk;
     return id;
+}
+
+static uint32_t push_pcs(hp_thread *t, const uintptr_t *raw, int n, int *skipped)
+{
+    return push_frames(t, raw, n, skipped, 1);
+}
+
+static uint32_t push_fns(hp_thread *t, const uintptr_t *fns, int n, int *skipped)
+{
+    return push_frames(t, fns, n, skipped, 0);
+}
+
+/* unwind=libunwind: the walk names each frame's function from its recipe;
+ * a frame whose recipe does not know it yet is looked up once and noted. */
+static int walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns,
+                    int max)
+{
+    int n = hp_unwind_walk(t, frame, ret, raw, fns, max);
+    for (int i = 0; i < n; i++) {
+        if (fns[i] != HP_FN_UNKNOWN) continue;
+        fns[i] = function_of(t, raw[i]);
+        hp_unwind_note_fn(t, raw[i], fns[i]);
+    }
+    return n;
+}
+
+static uint32_t capture_by_fn(hp_thread *t, void *frame, void *ret)
+{
+    uintptr_t raw[HP_MAX_DEPTH + 24], fns[HP_MAX_DEPTH + 24];
+    int got = walk_fns(t, frame, ret, raw, fns, capture_depth);
+    int skipped = 0;
+    uint32_t id = push_fns(t, fns, got, &skipped);
+    if (!skipped || got < capture_depth) return id;
+    /* Frames left out used up the depth: walk further, drop libgc's and
+     * heapprof's frames, then cut to depth. (Rare: finalizers, callbacks.) */
+    got = walk_fns(t, frame, ret, raw, fns, capture_depth + 24);
+    int n = drop_excluded(fns, got);
+    if (n > capture_depth) n = capture_depth;
+    return push_fns(t, fns, n, &skipped);
+}
+
+static int walk_pcs(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max)
+{
+    if (capture_mode == 2) return hp_unwind_walk_raw(ret, out, max);
+    return hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, out, max);
+}
+
+static uint32_t capture_by_pc(hp_thread *t, void *frame, void *ret)
+{
+    uintptr_t raw[HP_MAX_DEPTH + 24];
+    int got = walk_pcs(t, frame, ret, raw, capture_depth);
+    int skipped = 0;
+    uint32_t id = push_pcs(t, raw, got, &skipped);
+    if (!skipped || got < capture_depth) return id;
+    got = walk_pcs(t, frame, ret, raw, capture_depth + 24);
+    int n = drop_excluded(raw, got);
+    if (n > capture_depth) n = capture_depth;
+    return push_pcs(t, raw, n, &skipped);
 }
 
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
 {
-    uintptr_t raw[HP_MAX_DEPTH + 24];
-    int n;
     if (t->cc_depth > 0) {
+        uintptr_t raw[HP_MAX_DEPTH];
         int have = t->cc_depth < HP_CC_MAX ? t->cc_depth : HP_CC_MAX;
-        n = have < capture_depth ? have : capture_depth;
+        int n = have < capture_depth ? have : capture_depth;
         for (int i = 0; i < n; i++)
             raw[i] = HP_FRAME_EXPLICIT | t->cc[have - 1 - i];
         uint32_t id = hp_stacks_intern(raw, (uint32_t)n);
         return id == UINT32_MAX ? empty_stack : id;
     }
-    int got = walk(t, frame, ret, raw, capture_depth);
-    int skipped = 0;
-    uint32_t id = push_all(t, raw, got, &skipped);
-    if (!skipped || got < capture_depth) return id;
-    /* Frames left out used up the depth: walk further, drop libgc's and
-     * heapprof's frames, then cut to depth. (Rare: finalizers, callbacks.) */
-    int want = capture_depth + 24;
-    got = walk(t, frame, ret, raw, want);
-    n = drop_excluded(raw, got);
-    if (n > capture_depth) n = capture_depth;
-    skipped = 0;
-    return push_all(t, raw, n, &skipped);
+    return capture_mode == 1 ? capture_by_fn(t, frame, ret) : capture_by_pc(t, frame, ret);
 }

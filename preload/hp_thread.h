@@ -4,6 +4,7 @@
 #define HP_THREAD_H
 #include <stdint.h>
 
+#include "hp_config.h"
 #include "hp_shadow.h"
 
 #define HP_CC_MAX 256   /* explicit cost centres kept per thread */
@@ -16,8 +17,10 @@ typedef struct hp_pcfn { uintptr_t pc, fn; } hp_pcfn;
 
 /* A cost-centre stack is built as GHC builds one: from the outermost frame
  * in, each frame pushed onto the stack so far. This per-thread cache maps
- * (stack so far, return address) -> the stack after the push, so a hit
- * costs a hash and a compare per frame. */
+ * (stack so far, frame) -> the stack after the push, so a hit costs a hash
+ * and a compare per frame. The frame is its return address (unwind=fp,
+ * libunwind-raw) or its function (unwind=libunwind, whose walk knows the
+ * function: hp_recipe.fn); a process uses one kind of key. */
 typedef struct hp_edge {
     uintptr_t pc;
     uint32_t parent, child;   /* stack ids; child + 1, 0 = empty slot */
@@ -28,18 +31,31 @@ typedef struct hp_edge {
 /* How to find the caller of a frame at return address `ip` (hp_unwind):
  * CFA = (RBP if cfa_rbp else RSP) + cfa_off; the return address is at
  * CFA - 8; the caller's RSP is the CFA; its RBP is at CFA + rbp_off when
- * rbp_saved, else unchanged. `last`: the outermost frame. */
+ * rbp_saved, else unchanged. `last`: the outermost frame. `fn` (when
+ * has_fn): the start of the function `ip` returns into, the frame's cost
+ * centre, kept here so a walk names its frames without another lookup. */
 typedef struct hp_recipe {
     uintptr_t ip;
     int32_t cfa_off, rbp_off;
-    uint8_t cfa_rbp, rbp_saved, last, valid;
+    uint8_t cfa_rbp, rbp_saved, last, valid, has_fn;
+    uintptr_t fn;
 } hp_recipe;
+
+/* The thread's last capture (hp_capture): its frames from the outermost
+ * in, and the stack id (and frames left out) after each. */
+typedef struct hp_memo {
+    uint32_t n;
+    uintptr_t key[HP_MAX_DEPTH];
+    uint32_t id[HP_MAX_DEPTH];
+    uint16_t skipped[HP_MAX_DEPTH];
+} hp_memo;
 
 /* Per-thread caches, in profiler memory (not TLS: they are large). */
 typedef struct hp_caches {
     hp_pcfn pcfn[HP_PCFN_SLOTS];
     hp_edge edge[HP_EDGE_SLOTS];
     hp_recipe recipe[HP_RECIPE_SLOTS];
+    hp_memo memo;
     struct hp_caches *next_free;
 } hp_caches;
 

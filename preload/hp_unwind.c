@@ -210,9 +210,26 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
     return n;
 }
 
-int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max)
+static int fns_unknown(uintptr_t *fns, int n)
 {
-    if (!t->caches || !t->stack_hi) return hp_unwind_walk_raw(ret, out, max);
+    for (int i = 0; i < n; i++) fns[i] = HP_FN_UNKNOWN;
+    return n;
+}
+
+void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn)
+{
+    if (!t->caches) return;
+    hp_recipe *r = slot(t, ip);
+    if (r->valid && r->ip == ip) {
+        r->fn = fn;
+        r->has_fn = 1;
+    }
+}
+
+int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
+                   int max)
+{
+    if (!t->caches || !t->stack_hi) return fns_unknown(fns, hp_unwind_walk_raw(ret, out, max));
     /* The wrapper keeps a frame pointer: its caller resumes with RSP just
      * above the saved RBP and return address, and RBP as saved. */
     frame_state f;
@@ -221,10 +238,12 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max
     f.bp = ((const uintptr_t *)frame)[0];
     int n = 0;
     while (n < max) {
-        out[n++] = f.ip;
-        if (n == max) break;
         const hp_recipe *r = slot(t, f.ip);
-        if (!(r->valid && r->ip == f.ip)) return walk_and_learn(t, ret, out, max);
+        int have = r->valid && r->ip == f.ip;
+        out[n] = f.ip;
+        fns[n] = have && r->has_fn ? r->fn : HP_FN_UNKNOWN;
+        if (++n == max) break;
+        if (!have) return fns_unknown(fns, walk_and_learn(t, ret, out, max));
         if (r->last || !apply(t, r, &f)) break;
     }
     return n;

@@ -19,8 +19,15 @@
 /* Load libunwind privately. 0 when available. */
 int hp_unwind_init(void);
 /* Return addresses from `ret` (the wrapper's return address) outwards,
- * at most `max`; `frame` is the wrapper's frame address. */
-int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, int max);
+ * at most `max`; `frame` is the wrapper's frame address. fns[i] is the
+ * function of out[i] as noted in its recipe (hp_unwind_note_fn), or
+ * HP_FN_UNKNOWN. */
+#define HP_FN_UNKNOWN UINTPTR_MAX
+int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
+                   int max);
+/* Keep `fn` as the function of return address `ip` in its recipe (when
+ * the thread has one for ip). */
+void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn);
 /* The same with libunwind's unw_backtrace for every walk (unwind=libunwind-raw). */
 int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max);
 
