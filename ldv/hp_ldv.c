@@ -299,6 +299,8 @@ void hp_ldv_write_prof(int fd)
     line_u64("  runs protected (most)", hp_ldv.max_runs);
     line_u64("  faults", atomic_load(&hp_ldv.faults));
     line_u64("  collector faults", atomic_load(&hp_ldv.gc_faults));
+    line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
+    line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
     line_u64("  uses recorded", atomic_load(&hp_ldv.uses));
     line_u64("  system-call buffer uses", atomic_load(&hp_ldv.sys_uses));
     line_u64("  EFAULT retries", atomic_load(&hp_ldv.efault_retries));

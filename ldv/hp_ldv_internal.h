@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "hp_ldv.h"
 #include "../preload/hp_mem.h"
@@ -59,6 +60,7 @@ typedef struct hp_ldv_state {
     _Atomic long coarse_opens;      /* opened a whole block or run for the budget */
     /* Figures for .prof. */
     _Atomic uint64_t faults, uses, gc_faults, sys_uses, efault_retries, enomem;
+    _Atomic uint64_t steps, emulated;   /* re-armed after a single step / an emulation */
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;
     uint64_t inherent_objects;
     uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
@@ -83,6 +85,17 @@ void hp_ldv_reprotect_page(uintptr_t page);
 /* ldv=adaptive: one more fault without a new use on this page; returns 1
  * when the page should now stay open for the rest of the period. */
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run);
+
+/* hp_ldv_emul.c: perform the faulting instruction at g[REG_RIP] on the
+ * (opened) page [lo, hi) when it is a plain load, store, compare or test
+ * of general registers: registers, flags and memory as the instruction
+ * leaves them, RIP past it; 1. Anything else: 0, nothing changed.
+ * Handler-safe. */
+int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi);
+/* The arithmetic flags (CF PF AF ZF SF OF) of a - b and of a & b at an
+ * operand size of `size` bytes, as CMP and TEST set them (exposed for tests). */
+uint64_t hp_ldv_flags_sub(uint64_t a, uint64_t b, int size);
+uint64_t hp_ldv_flags_and(uint64_t a, uint64_t b, int size);
 /* A protect pass is applying protection right now. */
 int hp_ldv_protecting(void);
 /* A system call on [p, p+n) is in flight on this thread: the protect pass

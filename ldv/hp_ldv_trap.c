@@ -135,9 +135,15 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     if (step) {
         uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
         ok = mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
-        if (ok) {
+        if (ok && tt.npend == 0 && hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
+            /* Done here: protect the page again at once, no trap. */
+            if (!atomic_load(&hp_ldv.collecting)) hp_ldv_reprotect_page(page);
+            atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
+            tt.last_addr = 0;
+        } else if (ok) {
             tt.pend[tt.npend++] = page;
             uc->uc_mcontext.gregs[REG_EFL] |= TF;
+            atomic_fetch_add_explicit(&hp_ldv.steps, 1, memory_order_relaxed);
         } else {
             ok = hp_ldv_open_page(addr, run) >= 0;
         }

@@ -120,6 +120,28 @@ class Ldv(hptest.ProfileTest):
         self.assertGreater(int(prof_field(prof, "system-call buffer uses")), 0)
         self.assertEqual(prof_field(prof, "EFAULT retries"), "0")
 
+    def test_emulation_matches_the_cpu(self):
+        # Each faulting load, store, compare or test is performed by the
+        # handler (no single-step trap); ldv_emul runs every case on a
+        # malloc() buffer too and compares registers, flags and memory.
+        # The forms it declines (SSE, lock, AH, add/xchg to memory) are
+        # single-stepped, with the same results.
+        for policy in ("precise", "adaptive"):
+            with self.subTest(policy=policy):
+                r, hp, prof = self.profile("ldv_emul", heapprof="ldv,interval=0,ldv=" + policy)
+                self.assertIn("mismatches 0", r.stdout)
+                self.assertNotIn("fail", r.stdout)
+                out = out_table(r.stdout)
+                emulable, declined = out["cases"][1], out["cases"][2]
+                self.assertEqual((emulable, declined), (376, 40))
+                if policy == "precise":
+                    # Every case's access faults: the emulable ones (and
+                    # more: the program's own reads of its objects) are
+                    # performed, the declined ones stepped.
+                    self.assertGreaterEqual(int(prof_field(prof, "re-armed, emulated")), emulable)
+                    self.assertGreaterEqual(int(prof_field(prof, "re-armed, single-stepped")),
+                                            declined)
+
     def test_program_sigsegv_handler(self):
         r, hp, prof = self.profile(["ldv_sys", "handler"], heapprof="ldv,interval=0")
         fails = [l for l in r.stdout.splitlines() if l.startswith("fail")]
