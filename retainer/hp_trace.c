@@ -73,6 +73,20 @@ static uint64_t q_head, q_tail, q_cap;
 static hp_trace_stats st;
 static int failed;
 
+/* The walk is bound by memory latency: an object's words, then each
+ * target's record, are rarely in the CPU's caches. So it is pipelined:
+ * an object taken from the stack waits in objq while its words are
+ * fetched, and an edge found in it waits in reachq while its target's
+ * record is fetched. (Labels do not depend on the order objects are
+ * reached in: a set is the union of what reaches it.) */
+#define HP_OBJQ 8
+#define HP_REACHQ 16
+static hp_titem objq[HP_OBJQ];
+static unsigned objq_head, objq_n;
+typedef struct { uint32_t idx; uint32_t pad; uint64_t payload; } hp_treach;
+static hp_treach reachq[HP_REACHQ];
+static unsigned reachq_head, reachq_n;
+
 int hp_trace_init(void)
 {
     if (hp_vec_reserve(&page_vec, (size_t)1 << 34) != 0 ||
@@ -226,6 +240,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
 {
     visit = fn;
     q_head = q_tail = 0;
+    objq_head = objq_n = reachq_head = reachq_n = 0;
     memset(&st, 0, sizeof st);
     failed = 0;
     depth = 0;
@@ -293,6 +308,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
             prev = NULL;
         }
         const hp_rec *r = &recs[i];
+        __builtin_prefetch(r + 32);
         /* Records come in allocation order: mostly the previous one's page. */
         hp_page *p = (prev && prev->page == r->base >> 12 && prev->size == r->granted)
                          ? prev : page_for(r->base >> 12, r->granted);
@@ -407,6 +423,26 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     return HP_NO_RECORD;
 }
 
+/* Reach the oldest waiting edge; 0 when none waits. */
+static int reach_next(void)
+{
+    if (!reachq_n) return 0;
+    hp_treach q = reachq[reachq_head];
+    reachq_head = (reachq_head + 1) % HP_REACHQ;
+    reachq_n--;
+    reach(q.idx, NULL, q.payload);
+    return 1;
+}
+
+/* Reach tracked record idx once its record has had time to arrive. */
+static inline void reach_later(uint32_t idx, uint64_t payload)
+{
+    __builtin_prefetch(&recs[idx], 1);
+    if (reachq_n == HP_REACHQ) reach_next();
+    reachq[(reachq_head + reachq_n) % HP_REACHQ] = (hp_treach){idx, 0, payload};
+    reachq_n++;
+}
+
 static void scan(const hp_titem *it)
 {
     uintptr_t lo = (it->lo + 7) & ~(uintptr_t)7;
@@ -419,7 +455,8 @@ static void scan(const hp_titem *it)
         if (v < least || v >= greatest) continue;
         hp_tentry *e;
         uint32_t idx = target_of(v, it->interior, &e);
-        if (idx != HP_NO_RECORD || e) reach(idx, e, it->payload);
+        if (idx != HP_NO_RECORD) reach_later(idx, it->payload);
+        else if (e) reach(idx, e, it->payload);   /* untracked: e may move, reach now */
     }
 }
 
@@ -443,11 +480,28 @@ int hp_trace_object(uintptr_t base, uint64_t payload)
 
 void hp_trace_run(void)
 {
-    while (depth > 0 && !failed) {
-        hp_titem it = stack[--depth];
-        scan(&it);
+    while (!failed) {
+        if (depth > 0 && objq_n < HP_OBJQ) {
+            /* Into the object queue, its words on their way. */
+            hp_titem *it = &objq[(objq_head + objq_n) % HP_OBJQ];
+            *it = stack[--depth];
+            __builtin_prefetch((const void *)it->lo);
+            if (it->hi - it->lo > 64) __builtin_prefetch((const void *)(it->lo + 64));
+            objq_n++;
+        } else if (objq_n > 0) {
+            hp_titem it = objq[objq_head];
+            objq_head = (objq_head + 1) % HP_OBJQ;
+            objq_n--;
+            scan(&it);
+        } else if (!reach_next()) {
+            break;
+        }
     }
-    while (q_head < q_tail && !failed) {
+    while ((q_head < q_tail || reachq_n > 0) && !failed) {
+        if (q_head == q_tail) {
+            reach_next();
+            continue;
+        }
         uint64_t ref = queue[q_head++];
         hp_titem it = {0, 0, NULL, 0, all_interior};
         if (ref & HP_Q_UNTRACKED) {

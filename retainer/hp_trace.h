@@ -59,7 +59,8 @@ void hp_trace_range(uintptr_t lo, uintptr_t hi, const void *copy, int interior,
                     uint64_t payload);
 /* The label of the live object at `base` (a named root): reach it. */
 int hp_trace_object(uintptr_t base, uint64_t payload);
-/* Follow the edges until the stack is empty. */
+/* Follow the edges until no work is left (hp_trace_range and
+ * hp_trace_object may leave edges waiting: call this after them). */
 void hp_trace_run(void);
 /* Finish; records [0, *indexed) were in the index. */
 hp_trace_stats hp_trace_end(size_t *indexed);
