@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ typedef struct trap_tls {
     uintptr_t coll_addr;   /* the same, for faults while a collection runs */
     uint64_t coll_pass;
     int coll_tries;
+    uintptr_t code_ok[8];  /* code pages (page number + 1) seen readable */
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
 
@@ -73,6 +75,26 @@ static int is_collector(uintptr_t pc)
     return (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) ||
            (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) ||
            hp_tls.depth > 0;
+}
+
+/* May the emulator read the instruction at pc? Code is readable unless it
+ * sits on an execute-only page (memory protection keys), where a read would
+ * fault inside this handler. Learnt once per page and thread by reading
+ * through process_vm_readv, which fails instead of faulting. */
+static int code_readable(uintptr_t pc)
+{
+    for (uintptr_t pg = pc >> 12; pg <= (pc + 15) >> 12; pg++) {
+        int known = 0;
+        for (int i = 0; i < 8; i++)
+            if (tt.code_ok[i] == pg + 1) known = 1;
+        if (known) continue;
+        unsigned char b;
+        struct iovec local = {&b, 1}, remote = {(void *)(pg << 12), 1};
+        if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1) return 0;
+        memmove(&tt.code_ok[1], &tt.code_ok[0], 7 * sizeof tt.code_ok[0]);
+        tt.code_ok[0] = pg + 1;
+    }
+    return 1;
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
@@ -135,7 +157,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     if (step) {
         uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
         ok = mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
-        if (ok && tt.npend == 0 && hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
+        if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
+            hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
             /* Done here: protect the page again at once, no trap. */
             if (!atomic_load(&hp_ldv.collecting)) hp_ldv_reprotect_page(page);
             atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
