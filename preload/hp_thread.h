@@ -29,16 +29,20 @@ typedef struct hp_edge {
 #define HP_RECIPE_SLOTS 2048
 
 /* How to find the caller of a frame at return address `ip` (hp_unwind):
- * CFA = (RBP if cfa_rbp else RSP) + cfa_off; the return address is at
- * CFA - 8; the caller's RSP is the CFA; its RBP is at CFA + rbp_off when
- * rbp_saved, else unchanged. `last`: the outermost frame. `fn` (when
- * has_fn): the start of the function `ip` returns into, the frame's cost
- * centre, kept here so a walk names its frames without another lookup. */
+ * CFA = (RBP if HP_RECIPE_CFA_RBP else RSP) + cfa_off; the return address
+ * is at CFA - 8; the caller's RSP is the CFA; its RBP is at CFA + rbp_off
+ * when HP_RECIPE_RBP_SAVED, else unchanged. HP_RECIPE_LAST: the outermost
+ * frame. `fn`: the start of the function `ip` returns into, the frame's
+ * cost centre, kept here so a walk names its frames without another lookup
+ * (HP_FN_UNKNOWN until noted). ip 0: an empty slot. */
+#define HP_RECIPE_CFA_RBP 1
+#define HP_RECIPE_RBP_SAVED 2
+#define HP_RECIPE_LAST 4
 typedef struct hp_recipe {
     uintptr_t ip;
-    int32_t cfa_off, rbp_off;
-    uint8_t cfa_rbp, rbp_saved, last, valid, has_fn;
     uintptr_t fn;
+    int32_t cfa_off, rbp_off;
+    uint32_t flags;
 } hp_recipe;
 
 /* The thread's last capture (hp_capture): its frames from the outermost

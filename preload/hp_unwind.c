@@ -74,34 +74,74 @@ int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max)
     return n;
 }
 
-static hp_recipe *slot(hp_thread *t, uintptr_t ip)
+/* The recipe cache is two-way: a recipe lives in the slot of its first
+ * hash, or in that of its second when the first holds another return
+ * address, so that two return addresses a walk meets often and that share
+ * a slot do not evict each other on every walk. */
+static inline uint32_t hash2(uintptr_t ip)
 {
-    return &t->caches->recipe[((ip >> 2) ^ (ip >> 13)) & (HP_RECIPE_SLOTS - 1)];
+    return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 53) & (HP_RECIPE_SLOTS - 1);
 }
 
-static inline int readable(const hp_thread *t, uintptr_t a)
+/* The first slot: ((ip >> 2) ^ (ip >> 13)) % HP_RECIPE_SLOTS, computed as a
+ * byte offset in three steps rather than five (the walk waits for it at
+ * every frame). */
+static inline const hp_recipe *slot1(const hp_recipe *tab, uintptr_t ip)
 {
-    return a >= t->stack_lo && a + 8 <= t->stack_hi && !(a & 7);
+    _Static_assert(sizeof(hp_recipe) == 32, "slot1 assumes 32-byte recipes");
+    uintptr_t off = ((ip << 3) ^ (ip >> 8)) & ((uintptr_t)(HP_RECIPE_SLOTS - 1) << 5);
+    return (const hp_recipe *)((const char *)tab + off);
+}
+
+/* The recipe for ip, or NULL. */
+static inline const hp_recipe *find(const hp_recipe *tab, uintptr_t ip)
+{
+    const hp_recipe *r = slot1(tab, ip);
+    if (r->ip == ip) return r;
+    r = &tab[hash2(ip)];
+    return r->ip == ip ? r : NULL;
+}
+
+static void put(hp_thread *t, const hp_recipe *rec)
+{
+    hp_recipe *r = (hp_recipe *)slot1(t->caches->recipe, rec->ip);
+    if (r->ip != rec->ip && r->ip != 0) r = &t->caches->recipe[hash2(rec->ip)];
+    *r = *rec;
+}
+
+/* The thread's stack as one unsigned compare: `a` is a readable, aligned
+ * word when a - lo <= span and a % 8 == 0. */
+typedef struct { uintptr_t lo, span; } stack_span;
+
+static inline int readable(stack_span s, uintptr_t a)
+{
+    return a - s.lo <= s.span && !(a & 7);
+}
+
+static inline stack_span span_of(const hp_thread *t)
+{
+    stack_span s = { t->stack_lo, t->stack_hi - t->stack_lo - 8 };
+    return s;
 }
 
 /* Frame state: what a recipe transforms. */
 typedef struct { uintptr_t ip, sp, bp; } frame_state;
 
 /* Apply a recipe; 0 when the result is not a plausible caller. */
-static int apply(const hp_thread *t, const hp_recipe *r, frame_state *f)
+static inline int apply(stack_span s, const hp_recipe *r, frame_state *f)
 {
-    uintptr_t cfa = (r->cfa_rbp ? f->bp : f->sp) + (intptr_t)r->cfa_off;
-    if (!readable(t, cfa - 8) || cfa <= f->sp) return 0;
-    uintptr_t ra = *(const uintptr_t *)(cfa - 8);
+    uintptr_t cfa = (r->flags & HP_RECIPE_CFA_RBP ? f->bp : f->sp) + (intptr_t)r->cfa_off;
+    if (!readable(s, cfa - 8) || cfa <= f->sp) return 0;
     uintptr_t bp = f->bp;
-    if (r->rbp_saved) {
-        if (!readable(t, cfa + (intptr_t)r->rbp_off)) return 0;
-        bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
+    if (r->flags & HP_RECIPE_RBP_SAVED) {
+        uintptr_t a = cfa + (intptr_t)r->rbp_off;
+        if (!readable(s, a)) return 0;
+        bp = *(const uintptr_t *)a;
     }
-    f->ip = ra;
+    f->ip = *(const uintptr_t *)(cfa - 8);
     f->sp = cfa;
     f->bp = bp;
-    return ra >= 4096;
+    return f->ip >= 4096;
 }
 
 /* Work out and check a recipe for the frame `cur` (cursor `here`), whose
@@ -114,7 +154,7 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
     hp_recipe r;
     memset(&r, 0, sizeof r);
     r.ip = cur->ip;
-    r.valid = 1;
+    r.fn = HP_FN_UNKNOWN;
     /* Which rule? The frame's RBP tells: RBP-based frames (a frame
      * pointer, alloca) have RBP just below the return address, with the
      * caller's RBP saved there. An RBP pointing elsewhere inside this frame
@@ -128,9 +168,8 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
     for (int attempt = rbp_frame ? 0 : 1; attempt < 2; attempt++) {
         hp_recipe cand = r;
         if (attempt == 0) {
-            cand.cfa_rbp = 1;
+            cand.flags = HP_RECIPE_CFA_RBP | HP_RECIPE_RBP_SAVED;
             cand.cfa_off = 16;
-            cand.rbp_saved = 1;
             cand.rbp_off = -16;
         } else {
             if (rbp_frame) return;   /* an RBP frame whose saved RBP did not check out */
@@ -142,13 +181,14 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
                 if (unw.get_save_loc(up, UNW_X86_64_RBP, &loc) != 0 ||
                     loc.type != UNW_SLT_MEMORY)
                     return;
-                cand.rbp_saved = 1;
+                cand.flags = HP_RECIPE_RBP_SAVED;
                 cand.rbp_off = (int32_t)((intptr_t)loc.u.addr - (intptr_t)cfa);
             }
         }
         frame_state f = *cur;
-        if (apply(t, &cand, &f) && f.ip == next->ip && f.sp == next->sp && f.bp == next->bp) {
-            *slot(t, cur->ip) = cand;
+        if (apply(span_of(t), &cand, &f) && f.ip == next->ip && f.sp == next->sp &&
+            f.bp == next->bp) {
+            put(t, &cand);
             return;
         }
     }
@@ -167,8 +207,7 @@ static void read_state(unw_cursor_t *c, frame_state *f)
 
 static int known(hp_thread *t, uintptr_t ip)
 {
-    hp_recipe *r = slot(t, ip);
-    return r->valid && r->ip == ip;
+    return find(t->caches->recipe, ip) != NULL;
 }
 
 /* The slow walk: libunwind's unw_step from here up to the wrapper's caller
@@ -195,9 +234,9 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
                 hp_recipe r;
                 memset(&r, 0, sizeof r);
                 r.ip = cur.ip;
-                r.valid = 1;
-                r.last = 1;
-                *slot(t, cur.ip) = r;
+                r.fn = HP_FN_UNKNOWN;
+                r.flags = HP_RECIPE_LAST;
+                put(t, &r);
             }
             break;
         }
@@ -219,11 +258,8 @@ static int fns_unknown(uintptr_t *fns, int n)
 void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn)
 {
     if (!t->caches) return;
-    hp_recipe *r = slot(t, ip);
-    if (r->valid && r->ip == ip) {
-        r->fn = fn;
-        r->has_fn = 1;
-    }
+    hp_recipe *r = (hp_recipe *)find(t->caches->recipe, ip);
+    if (r) r->fn = fn;
 }
 
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
@@ -236,15 +272,16 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr
     f.ip = (uintptr_t)ret;
     f.sp = (uintptr_t)frame + 16;
     f.bp = ((const uintptr_t *)frame)[0];
+    stack_span span = span_of(t);
+    const hp_recipe *tab = t->caches->recipe;
     int n = 0;
-    while (n < max) {
-        const hp_recipe *r = slot(t, f.ip);
-        int have = r->valid && r->ip == f.ip;
+    for (;;) {
+        const hp_recipe *r = find(tab, f.ip);
         out[n] = f.ip;
-        fns[n] = have && r->has_fn ? r->fn : HP_FN_UNKNOWN;
+        fns[n] = r ? r->fn : HP_FN_UNKNOWN;
         if (++n == max) break;
-        if (!have) return fns_unknown(fns, walk_and_learn(t, ret, out, max));
-        if (r->last || !apply(t, r, &f)) break;
+        if (!r) return fns_unknown(fns, walk_and_learn(t, ret, out, max));
+        if ((r->flags & HP_RECIPE_LAST) || !apply(span, r, &f)) break;
     }
     return n;
 }
