@@ -280,7 +280,10 @@ judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table
         if ((frees && hp_shadow_freed_at(r, i)) ||
             (judge && !is_live(r->base, &page, &page_in_use))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
-            if (ldv && (simple || passes(r))) hp_ldv_death(r, s->period);
+            if (ldv) {
+                if (simple || passes(r)) hp_ldv_death(r, s->period);
+                hp_ldv_dropped(i);
+            }
             continue;
         }
         if (judge) {

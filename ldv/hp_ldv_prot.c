@@ -31,6 +31,7 @@ static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec, waste_vec;
 static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
 static int cur;                       /* which of ents_vec/ents2_vec holds the index */
 static size_t remap_len;              /* records swept since the last pass (0: none) */
+static size_t remap_ident;            /* remap[i] == i for every i below this */
 static int remap_open;                /* a sweep is filling the map */
 static size_t indexed_len;            /* table length when the index was built */
 static int index_valid;
@@ -112,13 +113,15 @@ void hp_ldv_collection_start(void)
     hp_ldv.open_ns += hp_mono_ns() - t0;
 }
 
+/* The sweep reports every record of the table (moved or dropped), so the
+ * map of the table's `len` records needs no clearing. */
 void hp_ldv_sweep_begin(size_t len)
 {
     if (!hp_ldv.active) return;
     remap_len = 0;
     remap_open = 0;
+    remap_ident = 0;
     if (hp_vec_ensure(&remap_vec, (len + 1) * sizeof(uint32_t)) != 0) return;
-    memset(remap_vec.base, 0xff, len * sizeof(uint32_t));
     remap_len = len;
     remap_open = 1;
 }
@@ -126,7 +129,7 @@ void hp_ldv_sweep_begin(size_t len)
 /* Indexes come in increasing order; those past the table's length are the
  * records the sweep takes from the logs (the indexes a drain would have
  * given them): the map grows to cover them, the dead in between unmapped. */
-void hp_ldv_moved(size_t from, size_t to)
+static inline void remap_set(size_t from, uint32_t to)
 {
     if (from >= remap_len) {
         if (!remap_open) return;   /* no sweep begun, or out of memory */
@@ -135,10 +138,20 @@ void hp_ldv_moved(size_t from, size_t to)
                (from - remap_len) * sizeof(uint32_t));
         remap_len = from + 1;
     }
-    ((uint32_t *)remap_vec.base)[from] = (uint32_t)to;
+    ((uint32_t *)remap_vec.base)[from] = to;
 }
 
-/* Sort ents by base: LSD radix sort on 16-bit digits of (base - min) >> 4. */
+void hp_ldv_moved(size_t from, size_t to)
+{
+    if (from == to && from == remap_ident) remap_ident++;
+    remap_set(from, (uint32_t)to);
+}
+
+void hp_ldv_dropped(size_t from) { remap_set(from, UINT32_MAX); }
+
+/* Sort ents by base: LSD radix sort on digits of (base - min) >> 4, of 16
+ * bits for a large sort, 11 for a small one (whose cost would otherwise
+ * be clearing and summing 65536 counters per digit). */
 static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
 {
     if (n < 2) return a;
@@ -148,18 +161,34 @@ static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
         if (a[i].base > mx) mx = a[i].base;
     }
     uintptr_t range = (mx - mn) >> 4;
+    int bits = n >= 65536 ? 16 : 11;
+    size_t buckets = (size_t)1 << bits, mask = buckets - 1;
     hp_ldv_ent *b = (hp_ldv_ent *)tmp_vec.base;
     size_t *cnt = (size_t *)count_vec.base;
-    for (int shift = 0; shift == 0 || (range >> shift) != 0; shift += 16) {
-        memset(cnt, 0, 65536 * sizeof(size_t));
-        for (size_t i = 0; i < n; i++) cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++;
+    for (int shift = 0; shift == 0 || (shift < 64 && (range >> shift) != 0); shift += bits) {
+        memset(cnt, 0, buckets * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) cnt[((a[i].base - mn) >> 4 >> shift) & mask]++;
         size_t sum = 0;
-        for (size_t d = 0; d < 65536; d++) { size_t c = cnt[d]; cnt[d] = sum; sum += c; }
-        for (size_t i = 0; i < n; i++) b[cnt[((a[i].base - mn) >> 4 >> shift) & 0xffff]++] = a[i];
+        for (size_t d = 0; d < buckets; d++) { size_t c = cnt[d]; cnt[d] = sum; sum += c; }
+        for (size_t i = 0; i < n; i++) b[cnt[((a[i].base - mn) >> 4 >> shift) & mask]++] = a[i];
         hp_ldv_ent *t = a; a = b; b = t;
-        if (shift >= 48) break;
     }
     return a;
+}
+
+/* Entry i (in base order) joins the last run of pages or starts one. */
+static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
+                           const hp_ldv_ent *x, size_t i)
+{
+    uintptr_t lo = x->base & ~(uintptr_t)(HP_PAGE - 1);
+    uintptr_t hi = (x->base + x->size + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+    if (*nr && lo <= runs[*nr - 1].hi) {
+        if (hi > runs[*nr - 1].hi) runs[*nr - 1].hi = hi;
+    } else {
+        runs[*nr].lo = lo;
+        runs[*nr].hi = hi;
+        first[(*nr)++] = (uint32_t)i;
+    }
 }
 
 static void block_signals(sigset_t *old)
@@ -235,6 +264,10 @@ void hp_ldv_protect(void)
     }
     hp_ldv_ent *e;
     size_t n = 0;
+    /* Runs of adjacent pages; first[k] = first entry of run k. */
+    hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
+    uint32_t *first = (uint32_t *)first_vec.base;
+    size_t nr = 0;
     const uint32_t *remap = (const uint32_t *)remap_vec.base;
     if (index_valid && remap_len > 0 && remap_len >= indexed_len) {
         /* Update: the previous index less the dead, with new positions
@@ -242,13 +275,6 @@ void hp_ldv_protect(void)
          * added since (sorted on their own). */
         hp_ldv_ent *old = (hp_ldv_ent *)(cur ? ents2_vec.base : ents_vec.base);
         hp_ldv_ent *dst = (hp_ldv_ent *)(cur ? ents_vec.base : ents2_vec.base);
-        size_t nold = 0;
-        for (size_t i = 0; i < index_n; i++) {
-            uint32_t to = remap[old[i].idx];
-            if (to == UINT32_MAX) continue;
-            old[nold] = old[i];
-            old[nold++].idx = to;
-        }
         hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + len + 1;   /* scratch: 2nd half */
         if (hp_vec_ensure(&tmp_vec, 2 * (len + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
         size_t nadd = 0;
@@ -261,10 +287,32 @@ void hp_ldv_protect(void)
         }
         /* sort_ents uses tmp_vec's first half as scratch */
         hp_ldv_ent *sorted = sort_ents(add, nadd);
-        size_t a = 0, b = 0;
-        while (a < nold || b < nadd)
-            dst[n++] = (b >= nadd || (a < nold && old[a].base < sorted[b].base)) ? old[a++]
-                                                                             : sorted[b++];
+        /* One pass (the index is far larger than the caches: each pass over
+         * it costs its size in memory traffic): drop the dead of the old
+         * index, renumber the rest, merge in the added, and find the runs
+         * of pages. Records before the table's first death kept their
+         * place (in a program that keeps what it built first, most of the
+         * index). */
+        uint32_t ident = (uint32_t)(remap_ident < indexed_len ? remap_ident : indexed_len);
+        uintptr_t next_add = nadd ? sorted[0].base : UINTPTR_MAX;
+        size_t b = 0;
+        for (size_t a = 0; a < index_n; a++) {
+            hp_ldv_ent x = old[a];
+            uint32_t to = x.idx < ident ? x.idx : remap[x.idx];
+            if (to == UINT32_MAX) continue;
+            x.idx = to;
+            while (next_add < x.base) {
+                add_run(runs, first, &nr, &sorted[b], n);
+                dst[n++] = sorted[b++];
+                next_add = b < nadd ? sorted[b].base : UINTPTR_MAX;
+            }
+            add_run(runs, first, &nr, &x, n);
+            dst[n++] = x;
+        }
+        for (; b < nadd; b++) {
+            add_run(runs, first, &nr, &sorted[b], n);
+            dst[n++] = sorted[b];
+        }
         cur = !cur;
         e = dst;
     } else {
@@ -283,27 +331,13 @@ void hp_ldv_protect(void)
             e = (hp_ldv_ent *)ents_vec.base;
         }
         cur = 0;
+        for (size_t i = 0; i < n; i++) add_run(runs, first, &nr, &e[i], i);
     }
     indexed_len = len;
     index_valid = 1;
     remap_len = 0;
     remap_open = 0;
     index_n = n;
-    /* Runs of adjacent pages; first[k] = first entry of run k. */
-    hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
-    uint32_t *first = (uint32_t *)first_vec.base;
-    size_t nr = 0;
-    for (size_t i = 0; i < n; i++) {
-        uintptr_t lo = e[i].base & ~(uintptr_t)(HP_PAGE - 1);
-        uintptr_t hi = (e[i].base + e[i].size + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
-        if (nr && lo <= runs[nr - 1].hi) {
-            if (hi > runs[nr - 1].hi) runs[nr - 1].hi = hi;
-        } else {
-            runs[nr].lo = lo;
-            runs[nr].hi = hi;
-            first[nr++] = (uint32_t)i;
-        }
-    }
     first[nr] = (uint32_t)n;
     /* The map-entry budget: half of what the kernel has left. */
     uint64_t now = hp_coarse_ns();
