@@ -291,6 +291,27 @@ int hp_symbols_module_span(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
     return i < 0 ? -1 : 0;
 }
 
+int hp_symbols_program_function(const char *name, uintptr_t *start, uintptr_t *end)
+{
+    if (!lock()) return -1;
+    if (nmodules == 0) refresh_locked();
+    int found = -1;
+    for (int i = 0; i < nmodules && found < 0; i++) {
+        hp_module *m = &modules[i];
+        if (m->path[0]) continue;
+        if (!m->loaded) load_symbols(m);
+        for (uint32_t k = 0; k < m->nsyms; k++) {
+            if (strcmp(m->syms[k].name, name) != 0) continue;
+            *start = m->syms[k].addr;
+            *end = m->syms[k].addr + (m->syms[k].size ? m->syms[k].size : 4096);
+            found = 0;
+            break;
+        }
+    }
+    unlock();
+    return found;
+}
+
 int hp_symbols_module_of(uintptr_t addr)
 {
     if (!lock()) return -1;
@@ -357,7 +378,7 @@ int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out)
 
 hp_sym_info hp_symbols_lookup(uintptr_t pc)
 {
-    hp_sym_info r = {NULL, NULL, -1};
+    hp_sym_info r = {NULL, 0, 0, NULL, -1};
     if (!lock()) return r;
     int i = module_of_locked(pc);
     if (i >= 0) {
@@ -365,7 +386,11 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc)
         r.module = m->base;
         r.module_index = i;
         const hp_fsym *s = symbol_at(m, pc);
-        if (s) r.function = s->name;
+        if (s) {
+            r.function = s->name;
+            r.start = s->addr;
+            r.end = s->addr + (s->size ? s->size : 4096);
+        }
     }
     unlock();
     return r;

@@ -16,12 +16,16 @@ void hp_symbols_set_signal_context(int in_signal);
 
 typedef struct hp_sym_info {
     const char *function;   /* NULL when no symbol covers the address */
+    uintptr_t start, end;   /* the function's bytes (when function is set) */
     const char *module;     /* basename of the module, or NULL if unknown */
     int module_index;       /* -1 if unknown */
 } hp_sym_info;
 
 /* Resolve a code address (pass a return address minus one). */
 hp_sym_info hp_symbols_lookup(uintptr_t pc);
+/* The bytes of the program's (not a library's) function `name`: 0, or -1
+ * when it has no such symbol. */
+int hp_symbols_program_function(const char *name, uintptr_t *start, uintptr_t *end);
 /* Index of the module containing `addr`, or -1. */
 int hp_symbols_module_of(uintptr_t addr);
 /* Start of the function containing `pc` (the module's start when the

@@ -37,6 +37,8 @@ static hp_vec census_vec;   /* census[t], t = 0 .. ncensus + 1 */
 static uint32_t ncensus;    /* highest census number begun */
 static hp_vec cost_vec;     /* ccs_cost[ccs] */
 static uint32_t ncost;
+static hp_vec name_cost_vec; /* ccs_cost[full name id]: the stacks folded by name */
+static uint32_t nname_cost;
 static hp_buf out;
 
 static census *cen(void) { return (census *)census_vec.base; }
@@ -66,6 +68,7 @@ int hp_ldv_init(char *err, unsigned long errlen)
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
         hp_vec_ensure(&census_vec, 4 * sizeof(census)) != 0 ||
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||
+        hp_vec_reserve(&name_cost_vec, (size_t)1 << 32) != 0 ||
         hp_buf_init(&out, (size_t)1 << 30) != 0 || hp_ldv_prot_init() != 0) {
         if (err && errlen) {
             strncpy(err, "cannot reserve memory for ldv mode (mmap failed)", errlen - 1);
@@ -232,21 +235,44 @@ void hp_ldv_write_samples(int fd)
     }
 }
 
-static void row(uint32_t ccs, double bs, double total)
+static void row(uint32_t name, double bs, double total)
 {
     hp_buf_str(&out, "  ");
     hp_buf_fixed(&out, bs, 3);
     hp_buf_str(&out, "  ");
     hp_buf_fixed(&out, total > 0 ? 100.0 * bs / total : 0, 1);
     hp_buf_str(&out, "%  ");
-    hp_buf_str(&out, hp_names_full(hp_names_full_of(ccs)));
+    hp_buf_str(&out, hp_names_full(name));
     hp_buf_chr(&out, '\n');
 }
 
-/* The top stacks by drag (which = 0) or void (1), 20 rows. */
+/* Stacks that print the same are one row, as in the .prof table above:
+ * fold the costs by full name. */
+static void fold_by_name(void)
+{
+    const ccs_cost *k = (const ccs_cost *)cost_vec.base;
+    if (nname_cost) memset(name_cost_vec.base, 0, (size_t)nname_cost * sizeof(ccs_cost));
+    for (uint32_t i = 0; i < ncost; i++) {
+        if (k[i].drag_bs <= 0 && k[i].void_bs <= 0) continue;
+        uint32_t id = hp_names_full_of(i);
+        if (id >= nname_cost) {
+            if (hp_vec_ensure(&name_cost_vec, ((size_t)id + 1) * sizeof(ccs_cost)) != 0) continue;
+            memset((ccs_cost *)name_cost_vec.base + nname_cost, 0,
+                   ((size_t)id + 1 - nname_cost) * sizeof(ccs_cost));
+            nname_cost = id + 1;
+        }
+        ccs_cost *c = &((ccs_cost *)name_cost_vec.base)[id];
+        c->drag_bs += k[i].drag_bs;
+        c->void_bs += k[i].void_bs;
+    }
+}
+
+/* The top names by drag (which = 0) or void (1), 20 rows (after
+ * fold_by_name). */
 static void table(int which)
 {
-    ccs_cost *k = (ccs_cost *)cost_vec.base;
+    ccs_cost *k = (ccs_cost *)name_cost_vec.base;
+    uint32_t ncost = nname_cost;
     double total = 0;
     for (uint32_t i = 0; i < ncost; i++) total += which ? k[i].void_bs : k[i].drag_bs;
     hp_buf_str(&out, which ? "\nTop cost-centre stacks by VOID (bytes x seconds never used):\n"
@@ -313,6 +339,7 @@ void hp_ldv_write_prof(int fd)
         hp_buf_str(&out, "  (precision degraded: the kernel's map-entry budget (vm.max_map_count)\n"
                          "   did not allow protecting or opening every page singly; see\n"
                          "   doc/limitations.md)\n");
+    fold_by_name();
     table(0);
     table(1);
     hp_buf_write(&out, fd);

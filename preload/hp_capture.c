@@ -58,12 +58,19 @@ void hp_capture_init(int unwind, int depth)
     if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
+/* main()'s bytes, once a capture has met it: a stack's name ends at main()
+ * (semantics.md, "cut at main"), so walks stop there. */
+static _Atomic uintptr_t main_lo, main_len;
+
 int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
                uintptr_t *out, int max)
 {
     int n = 0;
     if (max <= 0) return 0;
+    uintptr_t end_len = atomic_load_explicit(&main_len, memory_order_acquire);
+    uintptr_t end_lo = atomic_load_explicit(&main_lo, memory_order_relaxed);
     out[n++] = (uintptr_t)ret;
+    if ((uintptr_t)ret - 1 - end_lo < end_len) return n;
     uintptr_t fp = (uintptr_t)frame;
     while (n < max) {
         if (fp < lo || fp + 16 > hi || (fp & 7)) break;
@@ -73,6 +80,7 @@ int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
         uintptr_t pc = ((uintptr_t *)next)[1];
         if (pc < 4096) break;
         out[n++] = pc;
+        if (pc - 1 - end_lo < end_len) break;
         fp = next;
     }
     return n;
@@ -107,6 +115,21 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
         e->fn = fn;
     }
     return fn;
+}
+
+/* Where a walk through a frame of function fn may stop: the name of a
+ * stack ends at main(), or before the C library's start code when main()
+ * has no symbol (hp_names.c); frames beyond never show. */
+static uint32_t walk_end_at(uintptr_t fn)
+{
+    if (fn == 0 || fn == HP_FN_UNKNOWN) return 0;
+    hp_sym_info info = hp_symbols_lookup(fn);
+    if (!info.function) return 0;
+    if (strcmp(info.function, "main") == 0) return HP_RECIPE_END;
+    if (strcmp(info.function, "__libc_start_main") == 0 ||
+        strcmp(info.function, "__libc_start_call_main") == 0)
+        return HP_RECIPE_START;
+    return 0;
 }
 
 #define HP_EDGE_SKIP 0x80000000u   /* in hp_edge.child: the frame is left out */
@@ -220,7 +243,11 @@ static int walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintpt
     for (int i = 0; i < n; i++) {
         if (fns[i] != HP_FN_UNKNOWN) continue;
         fns[i] = function_of(t, raw[i]);
-        hp_unwind_note_fn(t, raw[i], fns[i]);
+        uint32_t end = walk_end_at(fns[i]);
+        hp_unwind_note_fn(t, raw[i], fns[i], end);
+        /* Stop where later walks through this frame will stop. */
+        if (end == HP_RECIPE_END) return i + 1;
+        if (end == HP_RECIPE_START && i > 0) return i;
     }
     return n;
 }
@@ -246,8 +273,23 @@ static int walk_pcs(hp_thread *t, void *frame, void *ret, uintptr_t *out, int ma
     return hp_fp_walk(frame, ret, t->stack_lo, t->stack_hi, out, max);
 }
 
+/* Find main() before the first frame-pointer walk, so that every capture
+ * stops there, the first as the rest (one stack per call path). */
+static _Atomic int main_looked_up;
+
+static void look_up_main(void)
+{
+    uintptr_t lo, hi;
+    if (hp_symbols_program_function("main", &lo, &hi) == 0) {
+        atomic_store_explicit(&main_lo, lo, memory_order_relaxed);
+        atomic_store_explicit(&main_len, hi - lo, memory_order_release);
+    }
+    atomic_store_explicit(&main_looked_up, 1, memory_order_release);
+}
+
 static uint32_t capture_by_pc(hp_thread *t, void *frame, void *ret)
 {
+    if (!atomic_load_explicit(&main_looked_up, memory_order_acquire)) look_up_main();
     uintptr_t raw[HP_MAX_DEPTH + 24];
     int got = walk_pcs(t, frame, ret, raw, capture_depth);
     int skipped = 0;

@@ -34,10 +34,16 @@ typedef struct hp_edge {
  * when HP_RECIPE_RBP_SAVED, else unchanged. HP_RECIPE_LAST: the outermost
  * frame. `fn`: the start of the function `ip` returns into, the frame's
  * cost centre, kept here so a walk names its frames without another lookup
- * (HP_FN_UNKNOWN until noted). ip 0: an empty slot. */
+ * (HP_FN_UNKNOWN until noted). ip 0: an empty slot. HP_RECIPE_END and
+ * HP_RECIPE_START (noted with fn) end a walk at main(), or before the C
+ * library's start code: a stack's name ends there (semantics.md, "cut at
+ * main"), so the frames beyond would be walked and pushed for nothing. */
 #define HP_RECIPE_CFA_RBP 1
 #define HP_RECIPE_RBP_SAVED 2
 #define HP_RECIPE_LAST 4
+#define HP_RECIPE_END 8         /* fn is main(): stacks are named up to here */
+#define HP_RECIPE_START 16      /* fn is the C library's start code, where
+                                   names end when main() has no symbol */
 typedef struct hp_recipe {
     uintptr_t ip;
     uintptr_t fn;

@@ -255,11 +255,13 @@ static int fns_unknown(uintptr_t *fns, int n)
     return n;
 }
 
-void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn)
+void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end)
 {
     if (!t->caches) return;
     hp_recipe *r = (hp_recipe *)find(t->caches->recipe, ip);
-    if (r) r->fn = fn;
+    if (!r) return;
+    r->fn = fn;
+    r->flags |= end & (HP_RECIPE_END | HP_RECIPE_START);
 }
 
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
@@ -279,9 +281,14 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr
         const hp_recipe *r = find(tab, f.ip);
         out[n] = f.ip;
         fns[n] = r ? r->fn : HP_FN_UNKNOWN;
+        if (r && (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST))) {
+            /* The start code is not part of the stack's name; main() is its end. */
+            if (!(r->flags & HP_RECIPE_START) || n == 0) n++;
+            break;
+        }
         if (++n == max) break;
         if (!r) return fns_unknown(fns, walk_and_learn(t, ret, out, max));
-        if ((r->flags & HP_RECIPE_LAST) || !apply(span, r, &f)) break;
+        if (!apply(span, r, &f)) break;
     }
     return n;
 }

@@ -26,8 +26,9 @@ int hp_unwind_init(void);
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
                    int max);
 /* Keep `fn` as the function of return address `ip` in its recipe (when
- * the thread has one for ip). */
-void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn);
+ * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START
+ * or 0): where later walks through ip stop. */
+void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end);
 /* The same with libunwind's unw_backtrace for every walk (unwind=libunwind-raw). */
 int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max);
 

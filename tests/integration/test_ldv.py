@@ -77,6 +77,12 @@ class Ldv(hptest.ProfileTest):
         self.assertEqual(got, expected_bands())
         self.assertIn("policy precise", prof)
         self.assertRegex(prof, r"Top cost-centre stacks by DRAG[^\n]*\n[^\n]*\n\s+[\d.]+\s+100\.0%\s+create/main")
+        # Stacks that print the same are one row, as in the table above.
+        for which in ("DRAG", "VOID"):
+            block = prof.split("Top cost-centre stacks by " + which)[1].split("\n\n")[0]
+            names = [l.split()[-1] for l in block.splitlines()[2:] if l.strip()]
+            self.assertEqual(len(names), len(set(names)), block)
+            self.assertEqual(names, ["create/main"], block)
 
     def test_adaptive_is_exact_here(self):
         # The default: on this program its fruitless-fault limit is never reached.
