@@ -282,7 +282,7 @@ judge_range_impl(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table
             if (bds) hp_report_death(&bds[r->ccs], r);
             if (ldv) {
                 if (simple || passes(r)) hp_ldv_death(r, s->period);
-                hp_ldv_dropped(i);
+                if (in_table) hp_ldv_dropped(i);   /* (records from the logs need not be) */
             }
             continue;
         }

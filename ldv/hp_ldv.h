@@ -39,8 +39,8 @@ void hp_ldv_census_rec(const hp_rec *r, uint32_t t);
 void hp_ldv_death(const hp_rec *r, uint32_t d);
 /* The sweep begins on a table of `len` records; record `from` survives and
  * moves to `to`, or is dropped (so the address index is updated, not
- * rebuilt). The sweep reports every record of the table, one way or the
- * other, in increasing order. */
+ * rebuilt). The sweep reports every record of the table one way or the
+ * other, and the survivors it takes from the logs, in increasing order. */
 void hp_ldv_sweep_begin(size_t len);
 void hp_ldv_moved(size_t from, size_t to);
 void hp_ldv_dropped(size_t from);
