@@ -4,6 +4,7 @@
  * lock, the world is running (RECLAIM_END), and nothing here allocates from
  * malloc or the GC heap. */
 #include "hp_census.h"
+#include "../preload/hp_capture.h"
 #include "../preload/hp_real.h"
 #include "../preload/hp_runtime.h"
 #include "../preload/hp_shadow.h"
@@ -709,6 +710,7 @@ void hp_census_finish(int from_signal)
                 s.requested = total_requested;
                 s.survived = total_survived;
                 s.stacks = hp_stacks_count();
+                s.libunwind_walks = hp_capture_libunwind_walks();
                 s.profiler_bytes = hp_mem_committed();
                 s.shadow_bytes = shadow_at_peak;
                 s.log_bytes = logs_at_peak;

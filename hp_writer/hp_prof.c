@@ -232,6 +232,11 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     line("cost-centre stacks", b);
     hp_buf_u64(b, s->stacks);
     hp_buf_chr(b, '\n');
+    if (s->libunwind_walks >= 0) {
+        line("libunwind walks", b);
+        hp_buf_u64(b, (uint64_t)s->libunwind_walks);
+        hp_buf_str(b, " (stacks walked by libunwind itself; the rest by cached recipes)\n");
+    }
     line("profiler memory", b);
     hp_buf_u64(b, s->profiler_bytes);
     hp_buf_str(b, " bytes\n");

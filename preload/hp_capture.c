@@ -58,9 +58,15 @@ void hp_capture_init(int unwind, int depth)
     if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
-/* main()'s bytes, once a capture has met it: a stack's name ends at main()
- * (semantics.md, "cut at main"), so walks stop there. */
+/* main()'s bytes (looked up before the first frame-pointer walk): a
+ * stack's name ends at main() (semantics.md, "cut at main"), so walks stop
+ * there. */
 static _Atomic uintptr_t main_lo, main_len;
+
+int64_t hp_capture_libunwind_walks(void)
+{
+    return capture_mode == 1 ? (int64_t)hp_unwind_slow_walks() : -1;
+}
 
 int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
                uintptr_t *out, int max)

@@ -18,6 +18,9 @@ void hp_capture_exclude_module_of(uintptr_t addr);
 /* The cost-centre stack of the current allocation. `frame` is the wrapper's
  * frame address and `ret` its return address (into the program). */
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret);
+/* With unwind=libunwind, how many stacks libunwind walked itself (the rest
+ * were walked by cached recipes); -1 with another unwinder. */
+int64_t hp_capture_libunwind_walks(void);
 /* Pure frame-pointer walk, exposed for tests: follows the saved-frame-pointer
  * chain from `frame` while it stays inside [lo, hi), strictly upward and
  * aligned; stops safely on a broken chain. */

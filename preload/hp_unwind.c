@@ -8,6 +8,8 @@
 #include <libunwind.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* libunwind's functions, found in a private (RTLD_LOCAL) load: Debian's
  * libunwind.so.8 also exports _Unwind_* and backtrace(), which must not
@@ -24,6 +26,9 @@ static struct {
 } unw;
 
 static _Atomic int raw_skip = -1;   /* heapprof's own frames in an unw_backtrace */
+static _Atomic uint64_t slow_walks;  /* walks libunwind made itself (walk_and_learn) */
+
+uint64_t hp_unwind_slow_walks(void) { return atomic_load_explicit(&slow_walks, memory_order_relaxed); }
 
 int hp_unwind_init(void)
 {
@@ -144,6 +149,25 @@ static inline int apply(stack_span s, const hp_recipe *r, frame_state *f)
     return f->ip >= 4096;
 }
 
+/* Does the function of the frame at cursor `c` realign RSP (`and $-N, %rsp`,
+ * as code with over-aligned locals does in its prologue)? Then its CFA is
+ * not RSP plus a constant. Its code from its start (the unwind
+ * information's) to the return address is read with process_vm_readv, so
+ * an unreadable page is an answer (yes), not a fault. */
+static int realigns(unw_cursor_t *c, uintptr_t ip)
+{
+    unw_proc_info_t pi;
+    if (unw.get_proc_info(c, &pi) != 0 || pi.start_ip == 0 || pi.start_ip >= ip) return 1;
+    unsigned char code[1024];
+    size_t len = ip - pi.start_ip < sizeof code ? ip - pi.start_ip : sizeof code;
+    struct iovec local = { code, len }, remote = { (void *)pi.start_ip, len };
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len) return 1;
+    for (size_t i = 0; i + 3 <= len; i++)
+        if (code[i] == 0x48 && (code[i + 1] == 0x83 || code[i + 1] == 0x81) && code[i + 2] == 0xe4)
+            return 1;
+    return 0;
+}
+
 /* Work out and check a recipe for the frame `cur` (cursor `here`), whose
  * caller is `next` (cursor `up`, one unw_step further). Only a recipe that
  * reproduces libunwind's own answer is kept. */
@@ -157,14 +181,15 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
     r.fn = HP_FN_UNKNOWN;
     /* Which rule? The frame's RBP tells: RBP-based frames (a frame
      * pointer, alloca) have RBP just below the return address, with the
-     * caller's RBP saved there. An RBP pointing elsewhere inside this frame
-     * (stack realignment) means a layout that may differ between
-     * activations: never cached. Otherwise the CFA is RSP plus a constant
+     * caller's RBP saved there. Otherwise the CFA is RSP plus a constant
      * for this return address (what DWARF call-frame information says for
-     * code without a frame pointer). */
+     * code without a frame pointer), unless the function realigns its
+     * stack, whose layout may differ between activations: never cached.
+     * (An RBP pointing elsewhere inside the frame is a hint of that, but
+     * code also keeps the address of a local in RBP.) */
     uintptr_t cfa = next->sp;
     int rbp_frame = cur->bp + 16 == cfa;
-    if (!rbp_frame && cur->bp >= cur->sp && cur->bp < cfa) return;
+    if (!rbp_frame && cur->bp >= cur->sp && cur->bp < cfa && realigns(here, cur->ip)) return;
     for (int attempt = rbp_frame ? 0 : 1; attempt < 2; attempt++) {
         hp_recipe cand = r;
         if (attempt == 0) {
@@ -214,6 +239,7 @@ static int known(hp_thread *t, uintptr_t ip)
  * and beyond, learning a recipe for each frame not yet known. */
 static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
 {
+    atomic_fetch_add_explicit(&slow_walks, 1, memory_order_relaxed);
     unw_context_t uc;
     unw_cursor_t c;
     if (unw.getcontext(&uc) != 0 || unw.init_local(&c, &uc) != 0)

@@ -29,6 +29,9 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr
  * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START
  * or 0): where later walks through ip stop. */
 void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end);
+/* How many walks libunwind made itself (a return address without a recipe
+ * in the thread's cache); the rest were walked by recipes. */
+uint64_t hp_unwind_slow_walks(void);
 /* The same with libunwind's unw_backtrace for every walk (unwind=libunwind-raw). */
 int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max);
 

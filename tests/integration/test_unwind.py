@@ -3,6 +3,8 @@ libunwind's own walk of every stack (unwind=libunwind-raw), on a program
 built -O2 without frame pointers (tests/progs/unwind_mix.c): many call
 paths, mutual recursion, alloca, threads. Every allocation is made at a
 known site; both walks must give the same table, stack for stack."""
+import re
+
 import hptest
 from hptest import prof_rows
 
@@ -12,6 +14,17 @@ class Unwind(hptest.ProfileTest):
     def table(self, unwind, depth):
         r, hp, prof = self.profile("unwind_mix", heapprof=f"interval=0.05,depth={depth},unwind={unwind}")
         rows = prof_rows(prof)
+        # The cached walk says how many stacks libunwind walked itself: the
+        # first walk through each new return address, per thread, so some,
+        # and far fewer than the objects.
+        m = re.search(r"^\s+libunwind walks\s+(\d+) \(stacks walked by libunwind itself", prof, re.M)
+        if unwind == "libunwind":
+            self.assertIsNotNone(m, prof)
+            objects = sum(row[0] for row in rows.values())
+            self.assertGreater(int(m.group(1)), 0)
+            self.assertLess(int(m.group(1)) * 20, objects, prof)
+        else:
+            self.assertIsNone(m, prof)
         # Objects per stack. (Bytes differ from run to run: a thread's first
         # allocations of a size are granted through the collector's global
         # size map, and which come first depends on thread timing.)

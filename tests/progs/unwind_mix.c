@@ -1,6 +1,8 @@
 /* unwind_mix: allocations reached through many call paths, mutual
  * recursion of varying depth, a function using alloca (so a frame-pointer
- * frame inside code without frame pointers) and threads, built with -O2
+ * frame inside code without frame pointers), one with a realigned frame,
+ * and threads (started through libgc, whose start routine and this main
+ * keep the address of a local in RBP), built with -O2
  * and no frame pointers. tests/integration/test_unwind.py profiles it with
  * heapprof's cached libunwind walk and with libunwind's own walk for every
  * allocation: the profiles must be the same, row for row. */
@@ -44,11 +46,21 @@ __attribute__((noinline)) static void with_alloca(int n)
     ping(n % 9);
 }
 
+/* An over-aligned local: the frame is realigned (and $-64, %rsp). */
+__attribute__((noinline)) static void aligned_frame(int n)
+{
+    _Alignas(64) volatile char buf[64];
+    memset((char *)buf, n, sizeof buf);
+    sink += (unsigned)buf[n % 64];
+    pong(n % 11);
+}
+
 __attribute__((noinline)) static void *worker(void *arg)
 {
     int id = (int)(long)arg;
     for (int i = 0; i < 3000; i++) {
         if (i % 4 == id % 4) with_alloca(i);
+        else if (i % 5 == 0) aligned_frame(i);
         else ping(i % 13);
     }
     return NULL;
