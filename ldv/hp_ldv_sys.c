@@ -289,23 +289,19 @@ static void argv_(span *s, char *const *v)
     buf(s, (uintptr_t)v, (n + 1) * sizeof *v, 0);
 }
 
-#define PATHCALL(ret_t, name, params, args, p1, p2)                  \
+/* A call taking up to two paths; `failed` tests its result r_. */
+#define PATHCALL_IF(ret_t, name, params, args, p1, p2, failed)       \
     EXPORT ret_t name params                                         \
     {                                                                \
         span s_ = {0, 0, -1, 0};                                     \
         path(&s_, p1);                                               \
         path(&s_, p2);                                               \
-        CALL(ret_t, REAL(name) args, r_ == (ret_t)-1)                \
+        CALL(ret_t, REAL(name) args, failed)                         \
     }
-
-#define PATHCALLP(ret_t, name, params, args, p1, p2)                 \
-    EXPORT ret_t name params                                         \
-    {                                                                \
-        span s_ = {0, 0, -1, 0};                                     \
-        path(&s_, p1);                                               \
-        path(&s_, p2);                                               \
-        CALL(ret_t, REAL(name) args, r_ == NULL)                     \
-    }
+#define PATHCALL(ret_t, name, params, args, p1, p2) \
+    PATHCALL_IF(ret_t, name, params, args, p1, p2, r_ == (ret_t)-1)
+#define PATHCALLP(ret_t, name, params, args, p1, p2) \
+    PATHCALL_IF(ret_t, name, params, args, p1, p2, r_ == NULL)
 
 static mode_t mode_arg(int flags, va_list ap)
 {
