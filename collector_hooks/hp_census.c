@@ -3,22 +3,23 @@
  * Owner context throughout: the caller holds the collector's allocation
  * lock, the world is running (RECLAIM_END), and nothing here allocates from
  * malloc or the GC heap. */
-#include "hp_census.h"
-#include "../preload/hp_capture.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
-#include "../preload/hp_shadow.h"
-#include "../preload/hp_stacks.h"
-#include "../hp_writer/hp_hpfile.h"
-#include "../hp_writer/hp_names.h"
-#include "../hp_writer/hp_prof.h"
-#include "../hp_writer/hp_symbols.h"
-#include "hp_report.h"
-#include "../retainer/hp_retainer.h"
-#include "../retainer/hp_rootrec.h"
-#include "../retainer/hp_trace.h"
-#include "../roots/hp_roots.h"
-#include "../ldv/hp_ldv.h"
+#include "core/hp_sys.h"
+#include "collector_hooks/hp_census.h"
+#include "core/hp_capture.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_shadow.h"
+#include "core/hp_stacks.h"
+#include "hp_writer/hp_hpfile.h"
+#include "hp_writer/hp_names.h"
+#include "hp_writer/hp_prof.h"
+#include "core/hp_symbols.h"
+#include "core/hp_breakdown.h"
+#include "retainer/hp_retainer.h"
+#include "retainer/hp_rootrec.h"
+#include "retainer/hp_trace.h"
+#include "roots/hp_roots.h"
+#include "ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -402,7 +403,7 @@ static void release_output_role(void) { atomic_store(&output_role, 0); }
 static void open_hp_file(void)
 {
     if (hp_fd >= 0 || output_failed || finished) return;
-    hp_fd = open(hp_rt.hp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    hp_fd = hp_sys_open(hp_rt.hp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (hp_fd < 0 || hp_hp_header(&hp_out, hp_fd, hp_rt.job, date) != 0) {
         int err = errno;
         hp_buf_reset(&msg);
@@ -412,7 +413,7 @@ static void open_hp_file(void)
         hp_buf_str(&msg, strerror(err));
         hp_buf_str(&msg, "; set HEAPPROF=...,out=PATH to a writable place");
         hp_say(hp_buf_cstr(&msg));
-        if (hp_fd >= 0) close(hp_fd);
+        if (hp_fd >= 0) hp_sys_close(hp_fd);
         hp_fd = -1;
         output_failed = 1;
     }
@@ -604,7 +605,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
         }
     }
     if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_protect();   /* ldv/: re-arm */
-    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    hp_rt_exclude_since(t0);
 }
 
 void hp_census_on_collection(int force, uint64_t start_ns) { census_pass(force, 1, start_ns); }
@@ -620,14 +621,14 @@ void hp_census_note_free(uintptr_t base)
     uint64_t t0 = hp_mono_ns();
     hp_shadow_note_free(base, NULL, NULL);
     if (named_roots()) hp_roots_note_free(base);
-    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    hp_rt_exclude_since(t0);
 }
 
 void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 {
     uint64_t t0 = hp_mono_ns();
     hp_shadow_note_resize(base, granted, req);
-    atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+    hp_rt_exclude_since(t0);
 }
 
 double hp_census_last_time(void) { return last_census_time; }
@@ -685,9 +686,9 @@ void hp_census_finish(int from_signal)
         if (hp_fd >= 0 && hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_samples(hp_fd);   /* ldv/ */
         if (hp_fd >= 0) {
             hp_hp_sample(&hp_out, hp_fd, end, NULL, NULL, 0);
-            close(hp_fd);
+            hp_sys_close(hp_fd);
             hp_fd = -2;   /* closed after a complete profile */
-            int fd = open(hp_rt.prof_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            int fd = hp_sys_open(hp_rt.prof_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd >= 0) {
                 hp_prof_summary s = {0};
                 s.job = hp_rt.job;
@@ -699,7 +700,7 @@ void hp_census_finish(int from_signal)
                 s.label_length = hp_rt.cfg.label_length;
                 s.pid = hp_rt.pid;
                 s.run_seconds = end;
-                s.profiler_seconds = (double)atomic_load(&hp_rt.excluded_ns) / 1e9;
+                s.profiler_seconds = (double)hp_rt_excluded() / 1e9;
                 s.peak_time = peak_time;
                 s.collections = collections;
                 s.censuses = censuses;
@@ -730,12 +731,12 @@ void hp_census_finish(int from_signal)
                 if (named_roots()) hp_roots_write_prof(fd);
                 else if (retainer_sets()) hp_retainer_write_prof(fd);
                 if (hp_rt.cfg.mode == HP_MODE_LDV) hp_ldv_write_prof(fd);   /* ldv/ */
-                close(fd);
+                hp_sys_close(fd);
             }
-            fd = open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            fd = hp_sys_open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd >= 0) {
                 hp_prof_write_csv(fd, hp_rt.cfg.report, (hp_ccs_stats *)stats_vec.base, nstats);
-                close(fd);
+                hp_sys_close(fd);
             }
         }
     }
@@ -745,7 +746,7 @@ void hp_census_finish(int from_signal)
 
 void hp_census_postfork_child(void)
 {
-    if (hp_fd >= 0) close(hp_fd);
+    if (hp_fd >= 0) hp_sys_close(hp_fd);
     hp_fd = -1;
     output_failed = 0;
     finished = 0;

@@ -1,13 +1,13 @@
 /* hp_hooks: collection events, static-roots filter, forced collections
  * (see hp_hooks.h). */
-#include "hp_hooks.h"
-#include "hp_census.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
-#include "../preload/hp_thread.h"
+#include "collector_hooks/hp_hooks.h"
+#include "collector_hooks/hp_census.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_thread.h"
 
-#include "../hp_writer/hp_symbols.h"
-#include "../ldv/hp_ldv.h"
+#include "core/hp_symbols.h"
+#include "ldv/hp_ldv.h"
 
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
@@ -24,8 +24,8 @@ static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection 
 static void exclude_since(uint64_t t0, uint64_t excluded_before)
 {
     uint64_t spent = hp_mono_ns() - t0;
-    uint64_t inner = atomic_load(&hp_rt.excluded_ns) - excluded_before;
-    if (spent > inner) atomic_fetch_add(&hp_rt.excluded_ns, spent - inner);
+    uint64_t inner = hp_rt_excluded() - excluded_before;
+    if (spent > inner) hp_rt_exclude(spent - inner);
 }
 
 /* ---- Collector callback: runs on the collecting thread with the
@@ -45,14 +45,14 @@ static void hp_on_collection_event(GC_EventType ev)
      * START; their first stop-the-world stands in for it.) */
     if ((ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) && !collection_start_ns) {
         collection_start_ns = hp_mono_ns();
-        excluded_at_start = atomic_load(&hp_rt.excluded_ns);
+        excluded_at_start = hp_rt_excluded();
         /* Traversal modes: the world is still running; get ready. */
         traverse_due = hp_census_wants_traversal() &&
                        hp_census_due(atomic_load(&force_census), collection_start_ns);
         if (traverse_due) {
             uint64_t t0 = hp_mono_ns();
             hp_census_before_stop();
-            atomic_fetch_add(&hp_rt.excluded_ns, hp_mono_ns() - t0);
+            hp_rt_exclude_since(t0);
         }
     }
     if (ev == GC_EVENT_MARK_START && traverse_due && !mark_start_ns)
@@ -70,7 +70,7 @@ static void hp_on_collection_event(GC_EventType ev)
         /* The census's time is the profile time when the collection began:
          * profiler time spent since then (a traversal) does not move it. */
         uint64_t start = collection_start_ns
-            ? collection_start_ns + (atomic_load(&hp_rt.excluded_ns) - excluded_at_start)
+            ? collection_start_ns + (hp_rt_excluded() - excluded_at_start)
             : hp_mono_ns();
         collection_start_ns = 0;
         traverse_due = 0;
@@ -121,7 +121,7 @@ static void forced_collection(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&forcing, &expect, 1)) return;
-    uint64_t t0 = hp_mono_ns(), ex0 = atomic_load(&hp_rt.excluded_ns);
+    uint64_t t0 = hp_mono_ns(), ex0 = hp_rt_excluded();
     uint32_t before = atomic_load(&hp_rt.period);
     atomic_store(&force_census, 1);
     hp_real.GC_gcollect();
@@ -168,7 +168,7 @@ static void *census_under_lock(void *unused)
 
 void hp_hooks_final_collection(void)
 {
-    uint64_t t0 = hp_mono_ns(), ex0 = atomic_load(&hp_rt.excluded_ns);
+    uint64_t t0 = hp_mono_ns(), ex0 = hp_rt_excluded();
     uint32_t before = atomic_load(&hp_rt.period);
     /* A thread that has unregistered itself (bdwgc's own gctest does this
      * before exit) may not collect: register it for the last collection. */

@@ -4,8 +4,8 @@
  * forced collection when a census is due and no collection came. */
 #ifndef HP_HOOKS_H
 #define HP_HOOKS_H
-#include "../preload/hp_gc.h"
-#include "../preload/hp_thread.h"
+#include "core/hp_gc.h"
+#include "core/hp_thread.h"
 
 /* Install the hooks (hp_real must be resolved). */
 void hp_hooks_install(void);

@@ -1,5 +1,5 @@
 /* hp_hpfile: the .hp writer (see hp_hpfile.h). */
-#include "hp_hpfile.h"
+#include "hp_writer/hp_hpfile.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hp_buf.h"
+#include "core/hp_buf.h"
 
 /* Header plus the empty sample at 0.000000. `job` and `date` are sanitised
  * (no '"'). Returns 0 or -1 (errno from write). */

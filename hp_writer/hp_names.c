@@ -1,9 +1,9 @@
 /* hp_names: stack ids to names and labels (see hp_names.h). */
-#include "hp_names.h"
-#include "hp_hpfile.h"
-#include "hp_symbols.h"
-#include "../preload/hp_ccnames.h"
-#include "../preload/hp_stacks.h"
+#include "hp_writer/hp_names.h"
+#include "hp_writer/hp_hpfile.h"
+#include "core/hp_symbols.h"
+#include "core/hp_ccnames.h"
+#include "core/hp_stacks.h"
 
 #include <string.h>
 

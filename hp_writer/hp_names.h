@@ -9,7 +9,7 @@
 #define HP_NAMES_H
 #include <stdint.h>
 
-#include "hp_buf.h"
+#include "core/hp_buf.h"
 
 int hp_names_init(int label_length);
 /* Label id of a cost-centre stack (resolving it on first use). */

@@ -1,8 +1,8 @@
 /* hp_prof: the .prof report (see hp_prof.h). */
-#include "hp_prof.h"
-#include "hp_names.h"
-#include "../collector_hooks/hp_report.h"
-#include "../preload/hp_shadow.h"
+#include "hp_writer/hp_prof.h"
+#include "hp_writer/hp_names.h"
+#include "core/hp_breakdown.h"
+#include "core/hp_shadow.h"
 
 typedef hp_rec hp_rec_size_probe;
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hp_buf.h"
-#include "../preload/hp_config.h"
+#include "core/hp_buf.h"
+#include "core/hp_config.h"
 
 typedef struct hp_ccs_stats {
     uint64_t objects, bytes, requested;  /* allocated in all */

@@ -11,11 +11,11 @@
  * record's birth) and removed by a sweep in period d (found dead, freed, or
  * alive at exit) was live at censuses b+1 .. d. A use in period u is seen
  * by censuses u+1 and later. */
-#include "hp_ldv_internal.h"
-#include "../preload/hp_runtime.h"
-#include "../preload/hp_stacks.h"
-#include "../hp_writer/hp_hpfile.h"
-#include "../hp_writer/hp_names.h"
+#include "ldv/hp_ldv_internal.h"
+#include "core/hp_rt.h"
+#include "core/hp_stacks.h"
+#include "hp_writer/hp_hpfile.h"
+#include "hp_writer/hp_names.h"
 
 #include <pthread.h>
 #include <stdio.h>

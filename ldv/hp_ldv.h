@@ -11,8 +11,8 @@
 #define HP_LDV_H
 #include <stdint.h>
 
-#include "../preload/hp_shadow.h"
-#include "../hp_writer/hp_buf.h"
+#include "core/hp_shadow.h"
+#include "core/hp_buf.h"
 
 /* Start-up, in ldv mode only (configuration read): refuses
  * GC_ENABLE_INCREMENTAL, reserves memory and installs the fault handlers.

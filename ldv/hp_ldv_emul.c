@@ -11,7 +11,7 @@
  *
  * ---- Async-signal-safe throughout: pure computation on the interrupted
  * context and the opened page. ---- */
-#include "hp_ldv_internal.h"
+#include "ldv/hp_ldv_internal.h"
 
 #include <string.h>
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "hp_ldv.h"
-#include "../preload/hp_mem.h"
+#include "ldv/hp_ldv.h"
+#include "core/hp_mem.h"
 
 /* The LDV word (hp_rec.word in ldv mode): the creation period is the
  * record's `birth`; the word holds whether the object was used, whether it

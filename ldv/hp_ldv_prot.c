@@ -9,9 +9,10 @@
  * that faults on a page just protected waits for the pass to end rather
  * than taking the fault for someone else's), then clears `collecting`.
  * Handlers read the arrays only while `collecting` is clear. */
-#include "hp_ldv_internal.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
+#include "core/hp_sys.h"
+#include "ldv/hp_ldv_internal.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -100,11 +101,11 @@ void hp_ldv_collection_start(void)
     while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
     for (size_t i = 0; i < hp_ldv.nruns; i++) {
         uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
-        if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) continue;
+        if (hp_sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) continue;
         /* Part of the run is no longer mapped (the collector gave a freed
          * block back to the kernel): open what is left page by page. */
         for (uintptr_t p = lo; p < hi; p += HP_PAGE)
-            mprotect((void *)p, HP_PAGE, PROT_READ | PROT_WRITE);
+            hp_sys_mprotect((void *)p, HP_PAGE, PROT_READ | PROT_WRITE);
     }
     hp_ldv.nruns = 0;
     if (hp_ldv.nents) index_n = hp_ldv.nents;
@@ -216,7 +217,7 @@ static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], 
         if (b < hi) n += protect_run(b, hi, fl + k + 1, nfl - k - 1);
         return n;
     }
-    if (mprotect((void *)lo, hi - lo, PROT_NONE) != 0) {
+    if (hp_sys_mprotect((void *)lo, hi - lo, PROT_NONE) != 0) {
         atomic_fetch_add(&hp_ldv.enomem, 1);
         return 0;
     }
@@ -454,7 +455,7 @@ const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
 
 static int open_span(uintptr_t lo, uintptr_t hi)
 {
-    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
+    if (hp_sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
     atomic_fetch_add(&hp_ldv.enomem, 1);
     return -1;
 }
@@ -518,7 +519,7 @@ void hp_ldv_reprotect_page(uintptr_t page)
         uintptr_t lo = atomic_load(&slots[s].lo);
         if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
     }
-    mprotect((void *)page, HP_PAGE, PROT_NONE);
+    hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE);
 }
 
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)

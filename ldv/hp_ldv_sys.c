@@ -7,8 +7,8 @@
  * function and keeps its errno. An EFAULT that a protect pass caused anyway
  * (a race) is retried. In other modes each wrapper only forwards. */
 #undef _FILE_OFFSET_BITS   /* pread and pread64 are two symbols here */
-#include "hp_ldv_internal.h"
-#include "../preload/hp_real.h"
+#include "ldv/hp_ldv_internal.h"
+#include "core/hp_real.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,11 +3,12 @@
  * faulting instruction, then protect the page again), and sigaction/signal
  * interposition so heapprof's handler stays first and chains to the
  * program's (or to the default action: a real crash still crashes). */
-#include "hp_ldv_internal.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
-#include "../preload/hp_thread.h"
-#include "../hp_writer/hp_symbols.h"
+#include "core/hp_sys.h"
+#include "ldv/hp_ldv_internal.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_thread.h"
+#include "core/hp_symbols.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -156,7 +157,7 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
                (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
     if (step) {
         uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
-        ok = mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
+        ok = hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
         if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
             hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
             /* Done here: protect the page again at once, no trap. */

@@ -1,8 +1,13 @@
 /* hp_api: the functions include/heapprof.h reaches at run time (looked up
- * with dlsym, so programs need not link libheapprof). */
-#include "hp_ccnames.h"
-#include "hp_runtime.h"
-#include "hp_thread.h"
+ * with dlsym, so programs need not link libheapprof). Entry points (level
+ * 1): each sets the profiler up if needed and calls one narrow function of
+ * a lower level. */
+#include "core/hp_ccnames.h"
+#include "core/hp_rt.h"
+#include "core/hp_thread.h"
+#include "include/heapprof.h"
+#include "preload/hp_lifecycle.h"
+#include "roots/hp_roots.h"
 
 #define HP_EXPORT __attribute__((visibility("default")))
 
@@ -22,3 +27,31 @@ HP_EXPORT void heapprof_rt_cc_pop(void)
 }
 
 HP_EXPORT int heapprof_rt_version(void) { return 1; }
+
+HP_EXPORT int heapprof_rt_set_roots(const heapprof_root *given, size_t n)
+{
+    hp_ensure_init();
+    hp_ensure_attached();
+    return hp_roots_set(given, n);
+}
+
+HP_EXPORT int heapprof_rt_add_root(const char *name, const void *ptr)
+{
+    hp_ensure_init();
+    hp_ensure_attached();
+    return hp_roots_add(name, ptr);
+}
+
+HP_EXPORT int heapprof_rt_remove_root(const char *name)
+{
+    hp_ensure_init();
+    hp_ensure_attached();
+    return hp_roots_remove(name);
+}
+
+HP_EXPORT int heapprof_rt_clear_roots(void)
+{
+    hp_ensure_init();
+    hp_ensure_attached();
+    return hp_roots_clear();
+}

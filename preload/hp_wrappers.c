@@ -8,13 +8,14 @@
  * record appended to the thread's log. GC_invoke_finalizers resets the depth,
  * so that allocations made by finalizers (which run inside an allocation
  * call) count as the program's own. */
-#include "hp_capture.h"
-#include "hp_real.h"
-#include "hp_runtime.h"
-#include "hp_thread.h"
-#include "../collector_hooks/hp_census.h"
-#include "../collector_hooks/hp_hooks.h"
-#include "../ldv/hp_ldv.h"
+#include "core/hp_capture.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "preload/hp_lifecycle.h"
+#include "core/hp_thread.h"
+#include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_hooks.h"
+#include "ldv/hp_ldv.h"
 
 #include <dlfcn.h>
 

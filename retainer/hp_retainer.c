@@ -1,16 +1,16 @@
 /* hp_retainer: the retainer profile (see hp_retainer.h). */
-#include "hp_retainer.h"
-#include "hp_rootrec.h"
-#include "hp_trace.h"
-#include "../preload/hp_hash.h"
-#include "../preload/hp_mem.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
-#include "../preload/hp_stacks.h"
-#include "../preload/hp_thread.h"
-#include "../hp_writer/hp_buf.h"
-#include "../hp_writer/hp_names.h"
-#include "../hp_writer/hp_symbols.h"
+#include "retainer/hp_retainer.h"
+#include "retainer/hp_rootrec.h"
+#include "retainer/hp_trace.h"
+#include "core/hp_hash.h"
+#include "core/hp_mem.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_stacks.h"
+#include "core/hp_thread.h"
+#include "core/hp_buf.h"
+#include "hp_writer/hp_names.h"
+#include "core/hp_symbols.h"
 
 #include <string.h>
 
@@ -387,7 +387,7 @@ void hp_retainer_traverse(uint64_t mark_ns)
     trace_ns_last = t1 - t0;
     mark_ns_total += mark_ns;
     trace_ns_total += trace_ns_last;
-    atomic_fetch_add(&hp_rt.excluded_ns, t1 - t0);
+    hp_rt_exclude(t1 - t0);
 }
 /* ---- end of MARK_END code ---- */
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../preload/hp_shadow.h"
+#include "core/hp_shadow.h"
 
 int hp_retainer_init(void);
 /* Before the world stops, when a census is due (lock held): classify new

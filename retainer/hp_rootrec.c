@@ -3,10 +3,10 @@
  *
  * ---- Async-signal-safe: the wrappers run inside the collector's mark
  * phase with the world stopped; they take no lock and never allocate. ---- */
-#include "hp_rootrec.h"
-#include "../preload/hp_gc.h"
-#include "../preload/hp_mem.h"
-#include "../preload/hp_real.h"
+#include "retainer/hp_rootrec.h"
+#include "core/hp_gc.h"
+#include "core/hp_mem.h"
+#include "core/hp_real.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>

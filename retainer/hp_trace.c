@@ -4,10 +4,10 @@
  * lock held and the world stopped: no lock, no malloc, no GC allocation;
  * only GC_base, GC_is_marked and GC_get_kind_and_size, which read the
  * collector's block headers. ---- */
-#include "hp_trace.h"
-#include "../preload/hp_hash.h"
-#include "../preload/hp_mem.h"
-#include "../preload/hp_real.h"
+#include "retainer/hp_trace.h"
+#include "core/hp_hash.h"
+#include "core/hp_mem.h"
+#include "core/hp_real.h"
 
 #include <dlfcn.h>
 #include <string.h>

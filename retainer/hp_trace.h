@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../preload/hp_shadow.h"
+#include "core/hp_shadow.h"
 
 /* The mode word of a record: validity (this traversal's parity), a flag
  * saying a label is set, and the label. */

@@ -1,19 +1,18 @@
 /* hp_roots: the profile by user-named roots (see hp_roots.h), and the
  * functions include/heapprof.h reaches at run time. */
-#include "hp_roots.h"
-#include "../retainer/hp_trace.h"
-#include "../include/heapprof.h"
-#include "../preload/hp_hash.h"
-#include "../preload/hp_mem.h"
-#include "../preload/hp_real.h"
-#include "../preload/hp_runtime.h"
-#include "../hp_writer/hp_buf.h"
-#include "../hp_writer/hp_names.h"
+#include "roots/hp_roots.h"
+#include "retainer/hp_trace.h"
+#include "include/heapprof.h"
+#include "core/hp_hash.h"
+#include "core/hp_mem.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_buf.h"
+#include "hp_writer/hp_names.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#define HP_EXPORT __attribute__((visibility("default")))
 
 typedef struct hp_root {
     char name[HP_ROOT_NAME_MAX];
@@ -160,7 +159,7 @@ void hp_roots_traverse(uint64_t mark_ns)
     uint64_t t1 = hp_mono_ns();
     mark_ns_last = mark_ns;
     trace_ns_last = t1 - t0;
-    atomic_fetch_add(&hp_rt.excluded_ns, t1 - t0);
+    hp_rt_exclude(t1 - t0);
 }
 /* ---- end of MARK_END code ---- */
 
@@ -363,15 +362,14 @@ static void *apply(void *arg)
 
 static int run_change(change *c)
 {
-    if (!hp_ensure_attached()) return HEAPPROF_OK;   /* no libgc: nothing to profile */
+    if (!atomic_load(&hp_rt.attached)) return HEAPPROF_OK;   /* no libgc: nothing to profile */
     hp_real.GC_call_with_alloc_lock(apply, c);
     return c->result;
 }
 
-HP_EXPORT int heapprof_rt_set_roots(const heapprof_root *given, size_t n)
+int hp_roots_set(const heapprof_root *given, size_t n)
 {
     static const char fn[] = "heapprof_set_roots";
-    hp_ensure_init();
     if (n > HP_ROOTS_MAX) {
         char num[32];
         size_t k = 0;
@@ -410,7 +408,6 @@ HP_EXPORT int heapprof_rt_set_roots(const heapprof_root *given, size_t n)
 /* heapprof_add_root and heapprof_remove_root: one named root. */
 static int one_root(const char *fn, int op, const char *name, const void *ptr)
 {
-    hp_ensure_init();
     change c;
     memset(&c, 0, sizeof c);
     int rc = check_name(fn, name);
@@ -430,19 +427,18 @@ static int one_root(const char *fn, int op, const char *name, const void *ptr)
     return rc;
 }
 
-HP_EXPORT int heapprof_rt_add_root(const char *name, const void *ptr)
+int hp_roots_add(const char *name, const void *ptr)
 {
     return one_root("heapprof_add_root", OP_ADD, name, ptr);
 }
 
-HP_EXPORT int heapprof_rt_remove_root(const char *name)
+int hp_roots_remove(const char *name)
 {
     return one_root("heapprof_remove_root", OP_REMOVE, name, NULL);
 }
 
-HP_EXPORT int heapprof_rt_clear_roots(void)
+int hp_roots_clear(void)
 {
-    hp_ensure_init();
     change c;
     memset(&c, 0, sizeof c);
     c.op = OP_CLEAR;

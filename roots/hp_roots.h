@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../preload/hp_shadow.h"
+#include "core/hp_shadow.h"
 
 #define HP_ROOTS_MAX 64          /* HEAPPROF_MAX_ROOTS */
 #define HP_ROOT_NAME_MAX 64
@@ -37,6 +37,14 @@ uint32_t hp_roots_label_of(hp_rec *r);
 void hp_roots_census_done(double t);
 void hp_roots_write_prof(int fd);
 
-/* The public API's error codes are HEAPPROF_* of include/heapprof.h. */
+/* The public API (include/heapprof.h, reached through preload/hp_api.c):
+ * change the named roots under the collector's lock; HEAPPROF_* codes,
+ * with a message on stderr for a bad call. Before libgc is attached they
+ * accept and do nothing. */
+struct heapprof_root;
+int hp_roots_set(const struct heapprof_root *given, size_t n);
+int hp_roots_add(const char *name, const void *ptr);
+int hp_roots_remove(const char *name);
+int hp_roots_clear(void);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hp_writer/hp_buf.h"
+#include "core/hp_buf.h"
 
 static hp_buf b;
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "preload/hp_ccnames.h"
+#include "core/hp_ccnames.h"
 
 static void setup(void) { cr_assert_eq(hp_ccnames_init(), 0); }
 

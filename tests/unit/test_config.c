@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "preload/hp_config.h"
+#include "core/hp_config.h"
 
 #define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, out=PATH"
 

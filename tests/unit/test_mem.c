@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/hp_mem.h"
+#include "core/hp_mem.h"
 
 Test(mem, vec_reserve_commits_nothing)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "preload/hp_shadow.h"
+#include "core/hp_shadow.h"
 
 #define CHUNK_RECS 2046   /* records per log chunk (hp_shadow.c) */
 

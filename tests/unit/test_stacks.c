@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/hp_stacks.h"
+#include "core/hp_stacks.h"
 
 static void setup(void) { cr_assert_eq(hp_stacks_init(), 0); }
 

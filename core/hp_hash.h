@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hp_mem.h"
+#include "core/hp_mem.h"
 
 static inline uint64_t hp_mix64(uint64_t x)
 {

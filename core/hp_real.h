@@ -7,7 +7,7 @@
  * (doc/limitations.md). */
 #ifndef HP_REAL_H
 #define HP_REAL_H
-#include "hp_gc.h"
+#include "core/hp_gc.h"
 
 /* Every collector function heapprof wraps or calls. */
 #define HP_REAL_FUNCTIONS(X) \

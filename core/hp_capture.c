@@ -1,9 +1,10 @@
 /* hp_capture: stack capture by libunwind or by frame pointers. */
-#include "hp_capture.h"
-#include "hp_stacks.h"
-#include "hp_config.h"
-#include "hp_unwind.h"
-#include "../hp_writer/hp_symbols.h"
+#include "core/hp_sys.h"
+#include "core/hp_capture.h"
+#include "core/hp_stacks.h"
+#include "core/hp_config.h"
+#include "core/hp_unwind.h"
+#include "core/hp_symbols.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -55,7 +56,7 @@ void hp_capture_init(int unwind, int depth)
     int n = snprintf(msg, sizeof msg,
         "heapprof: cannot load libunwind.so.8 (%s); using frame pointers instead. "
         "Install Debian's libunwind8, or set unwind=fp to silence this.\n", dlerror());
-    if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    if (n > 0) (void)!hp_sys_write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
 /* main()'s bytes (looked up before the first frame-pointer walk): a

@@ -4,8 +4,8 @@
 #define HP_THREAD_H
 #include <stdint.h>
 
-#include "hp_config.h"
-#include "hp_shadow.h"
+#include "core/hp_config.h"
+#include "core/hp_shadow.h"
 
 #define HP_CC_MAX 256   /* explicit cost centres kept per thread */
 #define HP_PCFN_SLOTS 1024

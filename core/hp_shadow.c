@@ -6,8 +6,8 @@
  * chunk's count; the consumer (the owner context) reads up to the count with
  * an acquire load, and recycles a chunk only once the producer has linked a
  * successor, after which the producer never touches it again. */
-#include "hp_shadow.h"
-#include "hp_mem.h"
+#include "core/hp_shadow.h"
+#include "core/hp_mem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

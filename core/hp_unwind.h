@@ -14,7 +14,7 @@
 #define HP_UNWIND_H
 #include <stdint.h>
 
-#include "hp_thread.h"
+#include "core/hp_thread.h"
 
 /* Load libunwind privately. 0 when available. */
 int hp_unwind_init(void);

@@ -1,8 +1,8 @@
 /* hp_ccnames: interned explicit cost-centre names (see hp_ccnames.h).
  * Interning takes a mutex (called from program code, never from a signal
  * handler or collector callback); lookups by id are lock-free. */
-#include "hp_ccnames.h"
-#include "hp_mem.h"
+#include "core/hp_ccnames.h"
+#include "core/hp_mem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,6 +1,7 @@
 /* hp_symbols: ELF symbol tables of loaded modules (see hp_symbols.h). */
-#include "hp_symbols.h"
-#include "../preload/hp_mem.h"
+#include "core/hp_sys.h"
+#include "core/hp_symbols.h"
+#include "core/hp_mem.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -55,7 +56,7 @@ int hp_symbols_init(void)
     if (hp_arena_init(&sym_arena, (size_t)4 << 30) != 0 ||
         hp_arena_init(&data_arena, (size_t)4 << 30) != 0)
         return -1;
-    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    ssize_t n = hp_sys_readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
     exe_path[n > 0 ? n : 0] = 0;
     return 0;
 }
@@ -143,21 +144,21 @@ static void heapsort_syms(hp_fsym *a, size_t n)   /* no malloc, unlike qsort */
 /* A read-only mapping of a whole ELF64 file, or NULL. */
 static const unsigned char *map_elf(const char *file, size_t *len)
 {
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    int fd = hp_sys_open(file, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return NULL;
     struct stat st;
     if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
-        close(fd);
+        hp_sys_close(fd);
         return NULL;
     }
     *len = (size_t)st.st_size;
-    const unsigned char *img = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    const unsigned char *img = hp_sys_mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    hp_sys_close(fd);
     if (img == MAP_FAILED) return NULL;
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > *len) {
-        munmap((void *)img, *len);
+        hp_sys_munmap((void *)img, *len);
         return NULL;
     }
     return img;

@@ -1,5 +1,6 @@
 /* hp_buf: byte buffer and formatting (see hp_buf.h). Async-signal-safe. */
-#include "hp_buf.h"
+#include "core/hp_sys.h"
+#include "core/hp_buf.h"
 
 #include <errno.h>
 #include <string.h>
@@ -88,7 +89,7 @@ int hp_buf_write(hp_buf *b, int fd)
 {
     size_t off = 0;
     while (off < b->len) {
-        ssize_t w = write(fd, b->vec.base + off, b->len - off);
+        ssize_t w = hp_sys_write(fd, b->vec.base + off, b->len - off);
         if (w < 0) {
             if (errno == EINTR) continue;
             return -1;

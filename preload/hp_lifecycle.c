@@ -1,17 +1,21 @@
-/* hp_runtime: start-up, attaching to the collector, fork, exit and
- * SIGINT/SIGTERM (see hp_runtime.h). */
-#include "hp_runtime.h"
-#include "hp_capture.h"
-#include "hp_ccnames.h"
-#include "hp_real.h"
-#include "hp_shadow.h"
-#include "hp_stacks.h"
-#include "hp_thread.h"
-#include "../collector_hooks/hp_census.h"
-#include "../collector_hooks/hp_hooks.h"
-#include "../hp_writer/hp_names.h"
-#include "../hp_writer/hp_symbols.h"
-#include "../ldv/hp_ldv.h"
+/* hp_lifecycle: the process life cycle of the profiler (level 1, entry
+ * points): the constructor, reading the configuration, attaching to the
+ * collector, fork, exit and SIGINT/SIGTERM. It calls every level below;
+ * nothing calls it but the other entry points (preload/). */
+#include "core/hp_sys.h"
+#include "core/hp_rt.h"
+#include "preload/hp_lifecycle.h"
+#include "core/hp_capture.h"
+#include "core/hp_ccnames.h"
+#include "core/hp_real.h"
+#include "core/hp_shadow.h"
+#include "core/hp_stacks.h"
+#include "core/hp_thread.h"
+#include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_hooks.h"
+#include "hp_writer/hp_names.h"
+#include "core/hp_symbols.h"
+#include "ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,44 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-hp_runtime hp_rt;
-
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int init_state;     /* 0 none, 1 running, 2 done */
 static char out_stem[HP_OUT_MAX];
-
-uint64_t hp_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t hp_coarse_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double hp_profile_seconds(uint64_t mono_ns)
-{
-    uint64_t ex = atomic_load_explicit(&hp_rt.excluded_ns, memory_order_relaxed);
-    uint64_t since = mono_ns > hp_rt.start_ns ? mono_ns - hp_rt.start_ns : 0;
-    return since > ex ? (double)(since - ex) / 1e9 : 0.0;
-}
-
-void hp_say(const char *msg)
-{
-    size_t n = strlen(msg);
-    while (n > 0) {
-        ssize_t w = write(2, msg, n);
-        if (w <= 0) { if (w < 0 && errno == EINTR) continue; return; }
-        msg += w;
-        n -= (size_t)w;
-    }
-    (void)!write(2, "\n", 1);
-}
 
 static void die(const char *msg, int status)
 {
@@ -73,10 +42,10 @@ static void read_command_line(void)
 {
     char buf[2048];
     ssize_t n = 0;
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    int fd = hp_sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
     if (fd >= 0) {
-        n = read(fd, buf, sizeof buf - 1);
-        close(fd);
+        n = hp_sys_read(fd, buf, sizeof buf - 1);
+        hp_sys_close(fd);
     }
     if (n <= 0) {
         strcpy(hp_rt.program, "program");
@@ -112,7 +81,7 @@ static void check_output(void)
 {
     const char *files[3] = {hp_rt.hp_path, hp_rt.prof_path, hp_rt.csv_path};
     for (int i = 0; i < 3; i++) {
-        if (access(files[i], F_OK) == 0 && access(files[i], W_OK) != 0) {
+        if (hp_sys_access(files[i], F_OK) == 0 && hp_sys_access(files[i], W_OK) != 0) {
             char msg[HP_OUT_MAX * 2];
             snprintf(msg, sizeof msg,
                      "heapprof: cannot write %s: %s; remove it, or choose another place "
@@ -130,7 +99,7 @@ static void check_output(void)
      * read-only file system): create and remove a probe file instead. */
     char probe[HP_OUT_MAX + 128];
     snprintf(probe, sizeof probe, "%s/.heapprof-probe-%d", dir, (int)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = hp_sys_open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         char msg[HP_OUT_MAX * 2];
         snprintf(msg, sizeof msg,
@@ -139,8 +108,8 @@ static void check_output(void)
                  dir, strerror(errno), hp_rt.program);
         die(msg, 2);
     }
-    close(fd);
-    unlink(probe);
+    hp_sys_close(fd);
+    hp_sys_unlink(probe);
 }
 
 /* ---- SIGINT/SIGTERM handler: async-signal-safe from here. It finishes

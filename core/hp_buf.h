@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../preload/hp_mem.h"
+#include "core/hp_mem.h"
 
 typedef struct hp_buf {
     hp_vec vec;

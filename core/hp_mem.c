@@ -1,7 +1,8 @@
 /* hp_mem: mmap-backed memory for the profiler (see hp_mem.h). Only system
  * calls are used, so these functions may run inside collector callbacks.
  * hp_vec_ensure and hp_arena_alloc are async-signal-safe. */
-#include "hp_mem.h"
+#include "core/hp_sys.h"
+#include "core/hp_mem.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -19,7 +20,7 @@ int hp_vec_reserve(hp_vec *v, size_t max_bytes)
     void *p = MAP_FAILED;
     /* Address space can be limited (ulimit -v, valgrind): settle for less. */
     for (;;) {
-        p = mmap(NULL, max_bytes, PROT_NONE,
+        p = hp_sys_mmap(NULL, max_bytes, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p != MAP_FAILED || max_bytes <= ((size_t)16 << 20)) break;
         max_bytes = round_up(max_bytes / 4, HP_PAGE);
@@ -40,7 +41,7 @@ int hp_vec_ensure(hp_vec *v, size_t bytes)
     if (want < v->committed * 2) want = v->committed * 2;
     if (want > v->reserved) want = v->reserved;
     if (want < bytes) return -1;
-    if (mprotect(v->base + v->committed, want - v->committed,
+    if (hp_sys_mprotect(v->base + v->committed, want - v->committed,
                  PROT_READ | PROT_WRITE) != 0)
         return -1;
     atomic_fetch_add_explicit(&hp_total_committed, want - v->committed,
@@ -53,8 +54,8 @@ void hp_vec_trim(hp_vec *v, size_t keep_bytes)
 {
     size_t keep = round_up(keep_bytes, HP_COMMIT_STEP);
     if (v->base == NULL || keep >= v->committed) return;
-    if (mprotect(v->base + keep, v->committed - keep, PROT_NONE) != 0) return;
-    madvise(v->base + keep, v->committed - keep, MADV_DONTNEED);
+    if (hp_sys_mprotect(v->base + keep, v->committed - keep, PROT_NONE) != 0) return;
+    hp_sys_madvise(v->base + keep, v->committed - keep, MADV_DONTNEED);
     atomic_fetch_sub_explicit(&hp_total_committed, v->committed - keep,
                               memory_order_relaxed);
     v->committed = keep;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../preload/hp_shadow.h"
+#include "core/hp_shadow.h"
 
 #define HP_AGE_BUCKETS 5   /* 0, 1, 2, 3, 4+ collections survived */
 

@@ -1,13 +1,15 @@
-/* hp_runtime: process-wide state of the profiler: configuration, clocks,
- * output paths, and the life cycle (start, attach to the collector, fork,
- * exit, SIGINT/SIGTERM). */
-#ifndef HP_RUNTIME_H
-#define HP_RUNTIME_H
+/* hp_rt: the process-wide state of the profiler (level 7, base): the
+ * configuration as read at start-up, the output paths, the clocks and the
+ * profile clock (run time less the time heapprof spent), and the one way
+ * heapprof speaks to the user (hp_say). Written by the life cycle
+ * (preload/hp_lifecycle.c) at start-up and fork; read by every level. */
+#ifndef HP_RT_H
+#define HP_RT_H
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hp_config.h"
+#include "core/hp_config.h"
 
 typedef struct hp_runtime {
     hp_config cfg;
@@ -27,13 +29,17 @@ typedef struct hp_runtime {
 
 extern hp_runtime hp_rt;
 
-void hp_ensure_init(void);
-/* Install the collector hooks if libgc is present. Returns 1 when attached. */
-int hp_ensure_attached(void);
 uint64_t hp_mono_ns(void);
 uint64_t hp_coarse_ns(void);
 /* Mutator (profile) time in seconds: since start, less profiler time. */
 double hp_profile_seconds(uint64_t mono_ns);
+/* Count [t0, now) as profiler time, not the program's (the profile clock
+ * stops while heapprof works). Returns now. */
+uint64_t hp_rt_exclude_since(uint64_t t0);
+/* Count `ns` as profiler time. */
+void hp_rt_exclude(uint64_t ns);
+/* Profiler time so far, in nanoseconds. */
+uint64_t hp_rt_excluded(void);
 /* Write a message line to stderr (async-signal-safe). */
 void hp_say(const char *msg);
 

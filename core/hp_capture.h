@@ -5,7 +5,7 @@
 #define HP_CAPTURE_H
 #include <stdint.h>
 
-#include "hp_thread.h"
+#include "core/hp_thread.h"
 
 /* Prepare the chosen unwinder (HP_UNWIND_*): frame-pointer walk, or
  * libunwind with cached recipes (hp_unwind.h), or libunwind for every walk;

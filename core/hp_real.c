@@ -1,5 +1,5 @@
 /* hp_real: finds the collector's functions (see hp_real.h). */
-#include "hp_real.h"
+#include "core/hp_real.h"
 
 #include <dlfcn.h>
 

@@ -1,5 +1,5 @@
 /* hp_config: parser for HEAPPROF=mode[,key=value...]. */
-#include "hp_config.h"
+#include "core/hp_config.h"
 
 #include <stdio.h>
 #include <string.h>

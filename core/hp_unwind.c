@@ -1,8 +1,8 @@
 /* hp_unwind: libunwind-derived stack walks with per-thread recipe caching
  * (see hp_unwind.h). */
 #define UNW_LOCAL_ONLY
-#include "hp_unwind.h"
-#include "hp_config.h"
+#include "core/hp_unwind.h"
+#include "core/hp_config.h"
 
 #include <dlfcn.h>
 #include <libunwind.h>

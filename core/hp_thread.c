@@ -1,5 +1,5 @@
 /* hp_thread: per-thread state and its life cycle. */
-#include "hp_thread.h"
+#include "core/hp_thread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <string.h>
 
-#include "hp_mem.h"
+#include "core/hp_mem.h"
 
 __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
 

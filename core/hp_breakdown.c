@@ -1,8 +1,8 @@
 /* hp_report: allocation-report breakdowns and object kind names (see
  * hp_report.h). */
-#include "hp_report.h"
-#include "../preload/hp_mem.h"
-#include "../preload/hp_stacks.h"
+#include "core/hp_breakdown.h"
+#include "core/hp_mem.h"
+#include "core/hp_stacks.h"
 
 #include <string.h>
 

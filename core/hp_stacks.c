@@ -2,8 +2,8 @@
  * The index is an open-addressing table of ids; it is replaced (never
  * modified in place beyond filling empty slots) when it grows, so lock-free
  * readers always see a consistent table. */
-#include "hp_stacks.h"
-#include "hp_mem.h"
+#include "core/hp_stacks.h"
+#include "core/hp_mem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
