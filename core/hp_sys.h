@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <signal.h>
 #include <sys/types.h>
 
 static inline long hp_sys_raw6(long n, long a, long b, long c, long d, long e, long f)
@@ -110,6 +111,15 @@ static inline int hp_sys_madvise(void *addr, size_t n, int advice)
 static inline pid_t hp_sys_getpid(void) { return (pid_t)HP_SYS6(SYS_getpid, 0, 0, 0, 0, 0, 0); }
 
 static inline pid_t hp_sys_gettid(void) { return (pid_t)HP_SYS6(SYS_gettid, 0, 0, 0, 0, 0, 0); }
+
+/* sigaction(2) as libc does it (the restorer glibc installs), under
+ * glibc's internal name, which no interposer of heapprof's (or of the
+ * program's) redefines. Async-signal-safe. */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+static inline int hp_sys_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    return __sigaction(sig, act, old);
+}
 
 /* Write all of [p, p+n) (retrying short writes and EINTR): 0, or -1. */
 static inline int hp_sys_write_all(int fd, const void *p, size_t n)

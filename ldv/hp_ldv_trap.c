@@ -21,8 +21,6 @@
 #define TF 0x100   /* EFLAGS trap flag */
 #define PEND_MAX 8
 
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn real_sigaction;
 static int installed;
 static struct sigaction prev_segv, prev_trap;   /* the program's, chained to */
 static sigset_t handler_mask;
@@ -65,7 +63,7 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
     struct sigaction d;
     memset(&d, 0, sizeof d);
     d.sa_handler = SIG_DFL;
-    real_sigaction(sig, &d, NULL);
+    hp_sys_sigaction(sig, &d, NULL);
     if (si->si_code <= 0 || sig == SIGTRAP) raise(sig);
 }
 
@@ -210,17 +208,13 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigacti
     sa.sa_sigaction = fn;
     sa.sa_mask = handler_mask;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    return real_sigaction(sig, &sa, prev);
+    return hp_sys_sigaction(sig, &sa, prev);
 }
 
 int hp_ldv_trap_init(char *err, unsigned long errlen)
 {
-    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    if (!real_sigaction) {
-        strncpy(err, "ldv mode cannot find sigaction", errlen - 1);
-        err[errlen - 1] = 0;
-        return -1;
-    }
+    (void)err;
+    (void)errlen;
     /* The collector's suspend and restart signals wait while a handler runs
      * (a thread is never stopped halfway through one). */
     sigemptyset(&handler_mask);
@@ -274,8 +268,7 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 {
     struct sigaction *p = ours(sig);
     if (!p) {
-        if (!real_sigaction) real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-        return real_sigaction(sig, act, oact);
+        return hp_sys_sigaction(sig, act, oact);
     }
     struct sigaction old = *p;
     if (act) *p = *act;

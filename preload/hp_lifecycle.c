@@ -122,7 +122,7 @@ static void on_terminate(int sig)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
-    sigaction(sig, &sa, NULL);
+    hp_sys_sigaction(sig, &sa, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -137,7 +137,7 @@ static void install_signal_handlers(void)
     int sigs[2] = {SIGINT, SIGTERM};
     for (int i = 0; i < 2; i++) {
         struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) != 0) continue;
+        if (hp_sys_sigaction(sigs[i], NULL, &old) != 0) continue;
         /* Only where the program would die anyway: an ignored signal stays
          * ignored, and a handler the program installs later replaces ours. */
         if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
@@ -146,7 +146,7 @@ static void install_signal_handlers(void)
         sa.sa_handler = on_terminate;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
-        sigaction(sigs[i], &sa, NULL);
+        hp_sys_sigaction(sigs[i], &sa, NULL);
     }
 }
 
