@@ -1,4 +1,5 @@
-/* hp_census: what happens at each completed collection, and at the end.
+/* hp_census: the census driver (level 2): what happens at each completed
+ * collection, and at the end.
  *
  * All functions here run in the owner context: the caller holds the
  * collector's allocation lock (a collection callback at RECLAIM_END, when
@@ -7,13 +8,23 @@
  * collector except GC_base/GC_is_marked (lock-free reads).
  *
  * Output (the .hp and .prof files, name resolution) is done by whoever holds
- * the output role, an atomic flag also taken by the SIGINT/SIGTERM path, so
- * that a signal never interleaves with a census half-written. */
+ * the output role (hp_census_output.h), an atomic flag also taken by the
+ * SIGINT/SIGTERM path, so that a signal never interleaves with a census
+ * half-written. */
 #ifndef HP_CENSUS_H
 #define HP_CENSUS_H
 #include <stdint.h>
 
+/* Start-up: choose the schemes (hp_schemes.h) and reserve memory: 0, or
+ * -1 when out of memory. */
 int hp_census_init(void);
+/* Then let the schemes start (ldv installs its handlers): 0, or -1 after a
+ * scheme said on stderr why it cannot run. */
+int hp_census_start(void);
+/* libgc's functions are known (hp_real resolved). */
+void hp_census_attach(void);
+/* START of every collection (the world still runs). */
+void hp_census_collection_start(void);
 /* A collection has completed (marks final, finalization done). Drains the
  * logs, judges every record, and takes a census when one is due or
  * `force` is set, stamped with the profile time at `start_ns` (when the

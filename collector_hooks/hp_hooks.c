@@ -2,12 +2,12 @@
  * (see hp_hooks.h). */
 #include "collector_hooks/hp_hooks.h"
 #include "collector_hooks/hp_census.h"
+#include "core/hp_assert.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
 #include "core/hp_thread.h"
 
 #include "core/hp_symbols.h"
-#include "ldv/hp_ldv.h"
 
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
@@ -40,6 +40,9 @@ static int traverse_due;                   /* this collection's census needs a t
 
 static void hp_on_collection_event(GC_EventType ev)
 {
+    HP_OWNER_ENTER();
+    if (ev == GC_EVENT_POST_STOP_WORLD) HP_WORLD_STOPPED(1);
+    if (ev == GC_EVENT_PRE_START_WORLD) HP_WORLD_STOPPED(0);
     /* A census shows the heap as the collection found it: stamp it with
      * the time the collection started. (Incremental collections have no
      * START; their first stop-the-world stands in for it.) */
@@ -65,7 +68,7 @@ static void hp_on_collection_event(GC_EventType ev)
         }
         hp_census_mark_end();
     }
-    if (ev == GC_EVENT_START) hp_ldv_collection_start();   /* ldv/: open protected pages */
+    if (ev == GC_EVENT_START) hp_census_collection_start();   /* ldv: open protected pages */
     if (ev == GC_EVENT_RECLAIM_END) {
         /* The census's time is the profile time when the collection began:
          * profiler time spent since then (a traversal) does not move it. */
@@ -77,6 +80,7 @@ static void hp_on_collection_event(GC_EventType ev)
         mark_start_ns = 0;
         hp_census_on_collection(atomic_exchange(&force_census, 0), start);
     }
+    HP_OWNER_LEAVE();
     GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
     if (fn) fn(ev);
 }
@@ -162,7 +166,9 @@ void hp_hooks_clock_check(hp_thread *t)
 static void *census_under_lock(void *unused)
 {
     (void)unused;
+    HP_OWNER_ENTER();
     hp_census_without_collection();
+    HP_OWNER_LEAVE();
     return NULL;
 }
 

@@ -1,5 +1,5 @@
-/* hp_report: allocation-report breakdowns and object kind names (see
- * hp_report.h). */
+/* hp_breakdown: the allocation report's breakdowns by collections survived
+ * and by kind, per stack (see hp_breakdown.h). */
 #include "core/hp_breakdown.h"
 #include "core/hp_mem.h"
 #include "core/hp_stacks.h"
@@ -9,48 +9,6 @@
 static int bits;
 static hp_vec breakdowns;     /* hp_breakdown[ccs] */
 static uint32_t nbreakdowns;
-
-static const char *const cat_names[HP_CAT_COUNT] = {
-    "normal", "atomic", "uncollectable", "typed", "gcj", "finalized", "other"};
-
-int hp_kind_category(const hp_rec *r)
-{
-    switch (r->how) {
-    case HP_HOW_TYPED: return HP_CAT_TYPED;
-    case HP_HOW_GCJ: return HP_CAT_GCJ;
-    case HP_HOW_FINALIZED: return HP_CAT_FINALIZED;
-    default: break;
-    }
-    switch (r->kind) {   /* the collector's predefined kinds */
-    case 0: return HP_CAT_ATOMIC;
-    case 1: return HP_CAT_NORMAL;
-    case 2: case 3: return HP_CAT_UNCOLLECTABLE;   /* and atomic uncollectable */
-    default: return HP_CAT_OTHER;
-    }
-}
-
-const char *hp_kind_category_name(int cat) { return cat_names[cat]; }
-
-void hp_kind_name(const hp_rec *r, char *out, size_t cap)
-{
-    int cat = hp_kind_category(r);
-    const char *name = cat_names[cat];
-    char tmp[16];
-    if (cat == HP_CAT_OTHER) {
-        /* "kind" and the kind number, without stdio. */
-        unsigned k = r->kind, n = 0;
-        char digits[4];
-        do { digits[n++] = (char)('0' + k % 10); k /= 10; } while (k);
-        memcpy(tmp, "kind", 4);
-        for (unsigned i = 0; i < n; i++) tmp[4 + i] = digits[n - 1 - i];
-        tmp[4 + n] = 0;
-        name = tmp;
-    }
-    size_t len = strlen(name);
-    if (len >= cap) len = cap - 1;
-    memcpy(out, name, len);
-    out[len] = 0;
-}
 
 int hp_report_init(int report_bits)
 {

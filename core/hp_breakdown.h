@@ -1,20 +1,19 @@
-/* hp_report: the allocation report's breakdowns (MLWorks' space profile):
+/* hp_breakdown (level 6, model): the allocation report's breakdowns
+ * (MLWorks' space profile):
  * per cost-centre stack, objects / bytes / overhead (granted - requested)
  * by the number of collections an object survived (0, 1, 2, 3, 4+: counted
  * when it dies, or at exit), and by object kind (counted at allocation).
- * Also the names of object kinds, shared by the kind mode and its filter.
- * Owner context (allocation lock held), like hp_census. */
-#ifndef HP_REPORT_H
-#define HP_REPORT_H
+ * The sweep (hp_sweep) counts into them. Owner context (allocation lock
+ * held). */
+#ifndef HP_BREAKDOWN_H
+#define HP_BREAKDOWN_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hp_kinds.h"
 #include "core/hp_shadow.h"
 
 #define HP_AGE_BUCKETS 5   /* 0, 1, 2, 3, 4+ collections survived */
-
-enum { HP_CAT_NORMAL, HP_CAT_ATOMIC, HP_CAT_UNCOLLECTABLE, HP_CAT_TYPED, HP_CAT_GCJ,
-       HP_CAT_FINALIZED, HP_CAT_OTHER, HP_CAT_COUNT };
 
 typedef struct hp_tally { uint64_t objects, bytes, overhead; } hp_tally;
 
@@ -54,13 +53,6 @@ static inline void hp_report_death(hp_breakdown *bd, const hp_rec *r)
 /* Fill in the derived figures of stack `ccs` from its allocation totals
  * (objects, granted bytes, requested bytes), once, before writing. */
 void hp_report_complete(uint32_t ccs, uint64_t objects, uint64_t bytes, uint64_t requested);
-
-/* The kind category of an object, and its name ("normal", "atomic",
- * "uncollectable", "typed", "gcj", "finalized", "other"). */
-int hp_kind_category(const hp_rec *r);
-const char *hp_kind_category_name(int cat);
-/* The object's exact kind name: the category's, or "kindN" for other kinds. */
-void hp_kind_name(const hp_rec *r, char *out, size_t cap);
 
 int hp_report_init(int report_bits);
 /* Breakdown of stack `ccs` (room for all stacks interned so far), or NULL

@@ -109,3 +109,27 @@ void hp_buf_hex(hp_buf *b, uint64_t v)
     } while (v);
     while (n) hp_buf_chr(b, tmp[--n]);
 }
+
+void hp_buf_errno(hp_buf *b, int err)
+{
+    static const struct { int err; const char *text; } texts[] = {
+        {EPERM, "Operation not permitted"}, {ENOENT, "No such file or directory"},
+        {EINTR, "Interrupted system call"}, {EIO, "Input/output error"},
+        {EBADF, "Bad file descriptor"}, {ENOMEM, "Cannot allocate memory"},
+        {EACCES, "Permission denied"}, {EFAULT, "Bad address"}, {EEXIST, "File exists"},
+        {ENOTDIR, "Not a directory"}, {EISDIR, "Is a directory"},
+        {EINVAL, "Invalid argument"}, {ENFILE, "Too many open files in system"},
+        {EMFILE, "Too many open files"}, {ETXTBSY, "Text file busy"},
+        {EFBIG, "File too large"}, {ENOSPC, "No space left on device"},
+        {EROFS, "Read-only file system"}, {EPIPE, "Broken pipe"},
+        {ENAMETOOLONG, "File name too long"},
+        {ELOOP, "Too many levels of symbolic links"}, {EDQUOT, "Disk quota exceeded"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (texts[i].err == err) {
+            hp_buf_str(b, texts[i].text);
+            return;
+        }
+    hp_buf_str(b, "error ");
+    hp_buf_u64(b, (uint64_t)(err < 0 ? -err : err));
+}

@@ -32,6 +32,10 @@ void hp_buf_u64w(hp_buf *b, uint64_t v, int width);
 void hp_buf_fixed(hp_buf *b, double v, int decimals);
 /* Left-aligned string padded to `width` columns. */
 void hp_buf_strw(hp_buf *b, const char *s, int width);
+/* The text of errno value `err`, as strerror() gives it in the C locale
+ * for the errors a file can meet ("error N" for others): strerror is not
+ * async-signal-safe. */
+void hp_buf_errno(hp_buf *b, int err);
 const char *hp_buf_cstr(hp_buf *b);   /* NUL-terminated view */
 /* Write the whole buffer to fd (retrying short writes). 0 or -1. */
 int hp_buf_write(hp_buf *b, int fd);

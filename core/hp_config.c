@@ -281,6 +281,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             return set_err(err, errlen,
                 "HEAPPROF option '%s' cannot be used in mode roots (both label each object "
                 "at a census); use rset= with mode cc, module or kind", s, n);
+        if (c->mode == HP_MODE_LDV && c->filter_rset[0])
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' cannot be used in mode ldv (both keep their state in "
+                "each object's record: Note [The mode word]); use rset= with mode cc, "
+                "module or kind", s, n);
         if (!end) break;
         s = end + 1;
         if (!*s) return set_err(err, errlen,

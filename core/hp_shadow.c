@@ -7,6 +7,8 @@
  * an acquire load, and recycles a chunk only once the producer has linked a
  * successor, after which the producer never touches it again. */
 #include "core/hp_shadow.h"
+#include "core/hp_assert.h"
+#include "core/hp_shadow_internal.h"
 #include "core/hp_mem.h"
 
 #include <pthread.h>
@@ -229,6 +231,7 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
 
 void hp_shadow_drain(hp_visit_fn visit, void *ctx)
 {
+    HP_ASSERT_OWNER();
     drain_ctx d = {visit, ctx};
     hp_shadow_take_pending(copy_span, &d);
 }
@@ -273,6 +276,7 @@ static hp_freed *note_entry(uintptr_t base)
 
 void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
 {
+    HP_ASSERT_OWNER();
     hp_shadow_drain(visit, ctx);
     hp_freed *f = note_entry(base);
     if (f) f->seq = table_len;
@@ -280,6 +284,7 @@ void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
 
 void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 {
+    HP_ASSERT_OWNER();
     hp_shadow_drain(NULL, NULL);
     hp_freed *f = note_entry(base);
     if (!f) return;
@@ -322,28 +327,6 @@ void hp_shadow_sweep_done(size_t new_len)
     /* Give memory back when the table has shrunk a lot. */
     if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
         hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
-}
-
-void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
-{
-    hp_rec *recs = table_recs();
-    size_t out = 0;
-    for (size_t i = 0; i < table_len; i++) {
-        hp_rec *r = &recs[i];
-        if (was_freed(r, i)) {
-            if (visit) visit(r, HP_EV_FREED, ctx);
-            continue;
-        }
-        if (!live(r->base, ctx)) {
-            if (visit) visit(r, HP_EV_DIED, ctx);
-            continue;
-        }
-        if (r->age < HP_AGE_MAX) r->age++;
-        if (out != i) recs[out] = *r;
-        if (visit) visit(&recs[out], HP_EV_SURVIVED, ctx);
-        out++;
-    }
-    hp_shadow_sweep_done(out);
 }
 
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx)

@@ -1,4 +1,5 @@
-/* hp_shadow: the shadow table, one record per tracked object.
+/* hp_shadow: the record store (level 6, model): one record per tracked
+ * object.
  *
  * Allocation path: each thread appends new records to its own log (no lock,
  * no atomic read-modify-write: one release store). Everything else runs in
@@ -30,14 +31,29 @@ enum {
 #define HP_REC_TALLIED 1   /* allocation already counted (by a census without
                               a collection), though not yet judged */
 
+/* Note [The mode word]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * hp_rec.word is the one field whose meaning depends on the profile
+ * (HEAPPROF's mode); it is 0 when a record is logged, and only the scheme
+ * of the run writes it:
+ *   - ldv (ldv/hp_ldv_internal.h): bit 31 HP_LDV_USED (used at least once),
+ *     bit 30 HP_LDV_INHERENT (could not be protected: INHERENT_USE from
+ *     then on), bits 0-29 the period of its last use;
+ *   - retainer, roots and the rset= filter (retainer/hp_trace.h): bit 31 the
+ *     parity of the traversal that set it (HP_TRACE_PARITY_BIT: a word of
+ *     the other parity is stale, so records are never cleared between
+ *     censuses), bit 30 HP_TRACE_SET_BIT (a label was set), bits 0-29 the
+ *     label (a retainer set id, a root bin);
+ *   - cc, module, kind: unused.
+ * A run has one mode, so the layouts never meet in one record: rset= (a
+ * traversal label) is refused in modes ldv and roots (core/hp_config.c). */
 typedef struct hp_rec {
     uintptr_t base;    /* object base (GC_base) */
     uint32_t ccs;      /* cost-centre stack id (hp_stacks) */
     uint32_t req;      /* bytes the program asked for (saturating) */
     uint32_t granted;  /* bytes the collector granted, GC_size (saturating) */
     uint32_t birth;    /* census period at creation */
-    uint32_t word;     /* the mode word: LDV word (ldv), retainer set or root bin
-                          (retainer, roots), with a per-census validity bit */
+    uint32_t word;     /* the mode word: see Note [The mode word] */
     uint8_t kind;      /* collector object kind */
     uint8_t how;       /* HP_HOW_* */
     uint8_t age;       /* collections survived (saturating at HP_AGE_MAX) */
@@ -71,34 +87,17 @@ void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);
  * returned the same pointer): from the next sweep on, the record allocated
  * before this call counts `granted` and `req` bytes. Drains first. */
 void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
-/* Judge every record: freed ones and those `live` rejects are removed
- * (HP_EV_FREED / HP_EV_DIED); the rest survive (age+1, HP_EV_SURVIVED).
- * Call at each completed collection, after hp_shadow_drain. */
+/* Judge every record of the table (not the logs): freed ones and those
+ * `live` rejects are removed (HP_EV_FREED / HP_EV_DIED); the rest survive
+ * (age+1, HP_EV_SURVIVED). The one sweep (hp_sweep) run with `live` as
+ * its liveness test and `visit` as its observer; defined in hp_sweep.c. */
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
 /* Visit every record without changing anything (event HP_EV_SURVIVED). */
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
 
-/* Hand the records still in the logs to `fn`, span by span, where they
- * are (no copy), then count them as drained: the census judges new records
- * in place and keeps only survivors, appending them to the table through
- * hp_shadow_room. Indexes of these records, for hp_shadow_freed_at, are
- * the table length or more (records logged after every noted free). */
-typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);
-void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
-/* The table with room for `need` records (its base never moves), or NULL
- * when out of memory. */
-hp_rec *hp_shadow_room(size_t need);
-
-/* Direct access for a caller that sweeps with its own loop (the census):
- * the records, whether record `idx` was freed explicitly, and the new
- * length once survivors have been compacted to the front. */
+/* The table, read-only for the traversal and ldv's index (records
+ * 0..*len-1; owner context). The sweep itself is hp_sweep (hp_sweep.h). */
 hp_rec *hp_shadow_table(size_t *len);
-int hp_shadow_has_frees(void);
-/* Apply what was noted for record `idx` since the last sweep: returns 1
- * when it was freed; applies an in-place resize (after the caller has
- * tallied the allocation) and returns 0 otherwise. */
-int hp_shadow_freed_at(hp_rec *r, size_t idx);
-void hp_shadow_sweep_done(size_t new_len);
 
 /* Visit every record not freed, in the main table (HP_EV_SURVIVED) and still in the
  * logs (HP_EV_NEW), without taking anything or changing anything: for the

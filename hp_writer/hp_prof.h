@@ -7,14 +7,9 @@
 #include <sys/types.h>
 
 #include "core/hp_buf.h"
+#include "core/hp_ccstats.h"
 #include "core/hp_config.h"
 
-typedef struct hp_ccs_stats {
-    uint64_t objects, bytes, requested;  /* allocated in all */
-    uint64_t survived;                   /* bytes that survived >= 1 collection */
-    uint64_t census;                     /* bytes live at the census being taken */
-    uint64_t at_peak;                    /* bytes live at the peak census */
-} hp_ccs_stats;
 
 typedef struct hp_prof_summary {
     const char *job, *date, *mode, *unwind;

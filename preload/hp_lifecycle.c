@@ -3,6 +3,7 @@
  * collector, fork, exit and SIGINT/SIGTERM. It calls every level below;
  * nothing calls it but the other entry points (preload/). */
 #include "core/hp_sys.h"
+#include "core/hp_assert.h"
 #include "core/hp_rt.h"
 #include "preload/hp_lifecycle.h"
 #include "core/hp_capture.h"
@@ -15,7 +16,6 @@
 #include "collector_hooks/hp_hooks.h"
 #include "hp_writer/hp_names.h"
 #include "core/hp_symbols.h"
-#include "ldv/hp_ldv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -216,7 +216,7 @@ void hp_ensure_init(void)
         hp_census_init() != 0)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
-    if (hp_rt.cfg.mode == HP_MODE_LDV && hp_ldv_start() != 0) _exit(2);   /* ldv/ */
+    if (hp_census_start() != 0) _exit(2);   /* a scheme said why it cannot run */
     hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth);
     hp_thread_init_key();
     pthread_atfork(prefork, postfork_parent, postfork_child);
@@ -234,7 +234,8 @@ int hp_ensure_attached(void)
         hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
         hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
         hp_hooks_install();
-        hp_ldv_attach();   /* ldv/: no-op in other modes */
+        hp_census_attach();
+        HP_ASSERT_ARM();
         atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
     }
     pthread_mutex_unlock(&attach_lock);

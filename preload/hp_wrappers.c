@@ -8,6 +8,7 @@
  * record appended to the thread's log. GC_invoke_finalizers resets the depth,
  * so that allocations made by finalizers (which run inside an allocation
  * call) count as the program's own. */
+#include "core/hp_assert.h"
 #include "core/hp_capture.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
@@ -187,7 +188,9 @@ typedef struct resize_note { uintptr_t base; uint32_t granted, req; } resize_not
 static void *resize_under_lock(void *arg)
 {
     resize_note *n = arg;
+    HP_OWNER_ENTER();
     hp_census_note_resize(n->base, n->granted, n->req);
+    HP_OWNER_LEAVE();
     return NULL;
 }
 
@@ -238,7 +241,9 @@ void GC_generic_malloc_many(size_t lb, int k, void **result)
  * after draining every log so that the free applies to the right object). */
 static void *free_under_lock(void *base)
 {
+    HP_OWNER_ENTER();
     hp_census_note_free((uintptr_t)base);
+    HP_OWNER_LEAVE();
     return NULL;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/hp_shadow.h"
+#include "core/hp_shadow_internal.h"
 
 #define CHUNK_RECS 2046   /* records per log chunk (hp_shadow.c) */
 

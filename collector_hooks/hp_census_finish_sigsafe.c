@@ -1,0 +1,217 @@
+/* hp_census_finish_sigsafe: the end of a profile (see hp_census_output.h):
+ * the last census when a signal ends the program, the objects alive at
+ * exit, the closing sample, the .prof and .alloc.csv, and the line on
+ * stderr. Async-signal-safe: it runs in the SIGINT/SIGTERM handler too. */
+#include "collector_hooks/hp_census_filter.h"
+#include "collector_hooks/hp_census_output.h"
+#include "collector_hooks/hp_census_state.h"
+#include "collector_hooks/hp_schemes.h"
+#include "core/hp_breakdown.h"
+#include "core/hp_buf.h"
+#include "core/hp_capture.h"
+#include "core/hp_ccstats.h"
+#include "core/hp_mem.h"
+#include "core/hp_rt.h"
+#include "core/hp_shadow.h"
+#include "core/hp_stacks.h"
+#include "core/hp_symbols.h"
+#include "core/hp_sys.h"
+#include "hp_writer/hp_hpfile.h"
+#include "hp_writer/hp_prof.h"
+
+#include <fcntl.h>
+#include <time.h>
+
+int hp_output_finished;
+char hp_output_date[64];
+static hp_buf msg;                /* a line for stderr */
+static uint64_t signal_live_bytes, signal_live_objects;
+
+int hp_output_finish_init(void)
+{
+    if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
+    if (hp_symbols_init() != 0 || hp_prof_init() != 0) return -1;
+    return 0;
+}
+
+void hp_output_stamp_date(void)
+{
+    hp_hp_date(hp_output_date, sizeof hp_output_date, (long long)time(NULL));
+}
+
+/* A record in the signal finisher's census: live, then dead at exit. */
+static void signal_visit(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    if (r->ccs >= nstats) return;
+    hp_ccs_stats *st = &stats[r->ccs];
+    const hp_scheme *p = hp_schemes_primary();
+    if (hp_census_add(r, SIZE_MAX)) {
+        st->census += r->granted;
+        signal_live_bytes += r->granted;
+        signal_live_objects++;
+        uint32_t t = atomic_load(&hp_rt.period) + 1;   /* census, then death at exit */
+        if (p->census_rec) p->census_rec(r, t);
+        if (p->on_death) p->on_death(r, t);
+    }
+    hp_breakdown *bd = hp_report_of(r->ccs);
+    if (hp_ccstats_untallied(r)) {   /* never swept: tally it */
+        hp_ccstats_tally(st, r);
+        hp_totals.objects++;
+        hp_totals.bytes += r->granted;
+        hp_totals.requested += r->req;
+        if (bd) hp_report_kind(bd, r, hp_kind_category(r));
+    }
+    if (bd) hp_report_death(bd, r);   /* dies at exit */
+}
+
+/* The last census when a signal ends the program: no collection can be run
+ * from a signal handler, so every record not found dead by the last
+ * collection counts as live (read-only: the shadow table is not ours). */
+static void signal_census(double now)
+{
+    uint32_t nstats;
+    if (!hp_ccstats_all()) return;
+    hp_ccs_stats *st = hp_ccstats_table(&nstats);
+    for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
+    signal_live_bytes = signal_live_objects = 0;
+    HP_SCHEMES_EACH(census_begin, atomic_load(&hp_rt.period) + 1,
+                    now < hp_cf.last_census_time ? hp_cf.last_census_time : now);
+    hp_shadow_peek(signal_visit, NULL);
+    if (hp_census_note_peak(signal_live_bytes, signal_live_objects, now))
+        for (uint32_t c = 0; c < nstats; c++) st[c].at_peak = st[c].census;
+    if (!hp_schemes_primary()->write_samples) hp_output_write_sample(now);
+    hp_cf.censuses++;
+    hp_cf.unjudged_census = 1;
+}
+
+/* Objects still alive at exit die at exit (collections survived so far). */
+static void exit_death(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    hp_breakdown *bd = hp_report_of(r->ccs);
+    if (bd) hp_report_death(bd, r);
+}
+
+/* Records still alive at exit die after the last census (ldv). */
+static void scheme_exit_death(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    (void)arg;
+    if (hp_filter_passes(r)) hp_schemes_primary()->on_death(r, atomic_load(&hp_rt.period));
+}
+
+static void say_done(void)
+{
+    hp_buf_reset(&msg);
+    if (hp_totals.objects == 0 && hp_stacks_count() <= 1 && hp_output_fd != -2) {
+        if (hp_rt.forked_child) return;
+        hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
+        hp_buf_str(&msg, hp_rt.program);
+        hp_buf_str(&msg, " (it does not use libgc, or links it statically); "
+                         "no profile written");
+    } else if (hp_output_fd == -1) {
+        hp_buf_str(&msg, "heapprof: no profile written for ");
+        hp_buf_str(&msg, hp_rt.program);
+    } else {
+        hp_buf_str(&msg, "heapprof: wrote ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+        hp_buf_str(&msg, ", ");
+        hp_buf_str(&msg, hp_rt.prof_path);
+        hp_buf_str(&msg, " and ");
+        hp_buf_str(&msg, hp_rt.csv_path);
+        hp_buf_str(&msg, " (");
+        hp_buf_u64(&msg, hp_cf.censuses);
+        hp_buf_str(&msg, " censuses, peak ");
+        hp_buf_u64(&msg, hp_cf.peak_bytes);
+        hp_buf_str(&msg, " bytes live); view with: hp2ps -c ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+    }
+    hp_say(hp_buf_cstr(&msg));
+}
+
+static void write_prof(int from_signal, double end)
+{
+    int fd = hp_sys_open(hp_rt.prof_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    hp_prof_summary s = {0};
+    s.job = hp_rt.job;
+    s.date = hp_output_date;
+    s.mode = hp_mode_name(hp_rt.cfg.mode);
+    s.unwind = hp_rt.cfg.unwind == HP_UNWIND_FP ? "fp" : "libunwind";
+    s.interval = hp_rt.cfg.interval;
+    s.depth = hp_rt.cfg.depth;
+    s.label_length = hp_rt.cfg.label_length;
+    s.pid = hp_rt.pid;
+    s.run_seconds = end;
+    s.profiler_seconds = (double)hp_rt_excluded() / 1e9;
+    s.peak_time = hp_cf.peak_time;
+    s.collections = hp_cf.collections;
+    s.censuses = hp_cf.censuses;
+    s.peak_bytes = hp_cf.peak_bytes;
+    s.peak_objects = hp_cf.peak_objects;
+    s.objects = hp_totals.objects;
+    s.bytes = hp_totals.bytes;
+    s.requested = hp_totals.requested;
+    s.survived = hp_totals.survived;
+    s.stacks = hp_stacks_count();
+    s.libunwind_walks = hp_capture_libunwind_walks();
+    s.profiler_bytes = hp_mem_committed();
+    s.shadow_bytes = hp_cf.shadow_at_peak;
+    s.log_bytes = hp_cf.logs_at_peak;
+    s.note = from_signal
+        ? "(the program was stopped by a signal: the last census counts every "
+          "object not found dead by the last collection)"
+        : hp_cf.unjudged_census
+        ? "(no collection could be run at exit (GC_disable?): the last census "
+          "counts every object not found dead by an earlier collection)"
+        : NULL;
+    s.report = hp_rt.cfg.report;
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    for (uint32_t c = 0; c < nstats && hp_rt.cfg.report; c++)
+        hp_report_complete(c, stats[c].objects, stats[c].bytes, stats[c].requested);
+    hp_prof_write(fd, &s, stats, nstats);
+    HP_SCHEMES_EACH(write_prof, fd);
+    hp_sys_close(fd);
+    fd = hp_sys_open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        hp_prof_write_csv(fd, hp_rt.cfg.report, stats, nstats);
+        hp_sys_close(fd);
+    }
+}
+
+void hp_output_finish(int from_signal)
+{
+    if (hp_output_finished) return;
+    /* A census half-written on some thread (from a signal): leave the
+     * files as they are, readable up to the last whole sample. */
+    if (!hp_output_take_role()) return;
+    hp_output_finished = 1;
+    hp_symbols_set_signal_context(from_signal);
+    double end = hp_profile_seconds(hp_mono_ns());
+    if (end < hp_cf.last_census_time) end = hp_cf.last_census_time;
+    const hp_scheme *p = hp_schemes_primary();
+    /* Files are completed whenever something was allocated or a census
+     * was written (a program that only initialised the collector). */
+    if (hp_totals.objects > 0 || hp_stacks_count() > 1 || hp_output_fd >= 0) {
+        HP_SCHEMES_EACH(stop);
+        if (from_signal) signal_census(end);
+        else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
+        if (!from_signal && p->on_death) hp_shadow_foreach(scheme_exit_death, NULL);
+        hp_output_open_hp();
+        if (hp_output_fd >= 0 && p->write_samples) p->write_samples(hp_output_fd);
+        if (hp_output_fd >= 0) {
+            hp_output_close_sample(end);
+            hp_sys_close(hp_output_fd);
+            hp_output_fd = -2;   /* closed after a complete profile */
+            write_prof(from_signal, end);
+        }
+    }
+    say_done();
+    hp_output_release_role();
+}

@@ -1,0 +1,158 @@
+/* hp_census_sample_sigsafe: the census's samples (see hp_census_output.h):
+ * the output role, the .hp file, the bands of the sample being made, the
+ * census of one record (filters, label) and the peak. Async-signal-safe:
+ * the SIGINT/SIGTERM finisher takes the last census through here. */
+#include "collector_hooks/hp_census_filter.h"
+#include "collector_hooks/hp_census_output.h"
+#include "collector_hooks/hp_census_state.h"
+#include "collector_hooks/hp_schemes.h"
+#include "core/hp_buf.h"
+#include "core/hp_ccstats.h"
+#include "core/hp_mem.h"
+#include "core/hp_rt.h"
+#include "core/hp_sys.h"
+#include "hp_writer/hp_hpfile.h"
+#include "hp_writer/hp_names.h"
+
+#include <fcntl.h>
+#include <stdatomic.h>
+
+hp_census_figures hp_cf;
+
+static hp_vec label_bytes_vec;    /* uint64_t[label] */
+static hp_vec sample_labels_vec;  /* const char *[] */
+static hp_vec sample_values_vec;  /* uint64_t[] */
+static hp_buf hp_out;             /* one .hp sample */
+static hp_buf msg;                /* a line for stderr */
+static _Atomic int output_role;   /* 1 while a census or the finisher writes */
+int hp_output_fd = -1;            /* the .hp file; -2: closed after a complete profile */
+static int output_failed;
+
+int hp_output_init(void)
+{
+    if (hp_vec_reserve(&label_bytes_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&sample_labels_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&sample_values_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_buf_init(&hp_out, (size_t)1 << 32) != 0) return -1;
+    if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
+    if (hp_names_init(hp_rt.cfg.label_length) != 0) return -1;
+    if (hp_output_finish_init() != 0) return -1;
+    hp_output_stamp_date();
+    return 0;
+}
+
+int hp_output_take_role(void)
+{
+    int expect = 0;
+    return atomic_compare_exchange_strong(&output_role, &expect, 1);
+}
+
+void hp_output_release_role(void) { atomic_store(&output_role, 0); }
+
+void hp_output_open_hp(void)
+{
+    if (hp_output_fd >= 0 || output_failed || hp_output_finished) return;
+    hp_output_fd = hp_sys_open(hp_rt.hp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (hp_output_fd < 0 ||
+        hp_hp_header(&hp_out, hp_output_fd, hp_rt.job, hp_output_date) != 0) {
+        int err = errno;
+        hp_buf_reset(&msg);
+        hp_buf_str(&msg, "heapprof: cannot write the heap profile ");
+        hp_buf_str(&msg, hp_rt.hp_path);
+        hp_buf_str(&msg, ": ");
+        hp_buf_errno(&msg, err);
+        hp_buf_str(&msg, "; set HEAPPROF=...,out=PATH to a writable place");
+        hp_say(hp_buf_cstr(&msg));
+        if (hp_output_fd >= 0) hp_sys_close(hp_output_fd);
+        hp_output_fd = -1;
+        output_failed = 1;
+    }
+}
+
+static int ensure_label_bytes(uint32_t label)
+{
+    return hp_vec_ensure(&label_bytes_vec, (size_t)(label + 1) * sizeof(uint64_t));
+}
+
+void hp_output_add_label(uint32_t label, uint64_t bytes)
+{
+    if (label != UINT32_MAX && ensure_label_bytes(label) == 0)
+        ((uint64_t *)label_bytes_vec.base)[label] += bytes;
+}
+
+int hp_census_add(hp_rec *r, size_t idx)
+{
+    if (!hp_filter_passes(r)) return 0;
+    const hp_scheme *p = hp_schemes_primary();
+    if (p->label_of) hp_output_add_label(p->label_of(r, idx), r->granted);
+    return 1;
+}
+
+void hp_output_write_sample(double t)
+{
+    /* Fold stacks into labels (stacks with equal labels share a band);
+     * the other schemes added to the labels directly. */
+    const hp_scheme *p = hp_schemes_primary();
+    uint32_t nstats;
+    hp_ccs_stats *st = hp_ccstats_table(&nstats);
+    for (uint32_t c = 0; c < nstats && p->stack_label; c++) {
+        uint64_t bytes = st[c].census;
+        if (!bytes) continue;
+        uint32_t l = p->stack_label(c);
+        if (ensure_label_bytes(hp_names_label_count()) != 0) return;
+        ((uint64_t *)label_bytes_vec.base)[l] += bytes;
+    }
+    uint32_t total_labels = hp_names_label_count();
+    if (ensure_label_bytes(total_labels) != 0 ||
+        hp_vec_ensure(&sample_labels_vec, (size_t)(total_labels + 1) * sizeof(char *)) != 0 ||
+        hp_vec_ensure(&sample_values_vec, (size_t)(total_labels + 1) * sizeof(uint64_t)) != 0)
+        return;
+    uint64_t *lb = (uint64_t *)label_bytes_vec.base;
+    const char **names = (const char **)sample_labels_vec.base;
+    uint64_t *values = (uint64_t *)sample_values_vec.base;
+    size_t n = 0;
+    for (uint32_t l = 0; l < total_labels; l++) {
+        if (!lb[l]) continue;
+        names[n] = hp_names_label(l);
+        values[n++] = lb[l];
+        lb[l] = 0;
+    }
+    hp_output_open_hp();
+    if (hp_output_fd >= 0) hp_hp_sample(&hp_out, hp_output_fd, t, names, values, n);
+}
+
+/* The closing (empty) sample. */
+void hp_output_close_sample(double t)
+{
+    hp_hp_sample(&hp_out, hp_output_fd, t, NULL, NULL, 0);
+}
+
+int hp_census_note_peak(uint64_t live_bytes, uint64_t live_objects, double t)
+{
+    if (live_bytes <= hp_cf.peak_bytes && hp_cf.peak_seen) return 0;
+    hp_cf.peak_seen = 1;
+    hp_cf.peak_bytes = live_bytes;
+    hp_cf.peak_objects = live_objects;
+    hp_cf.peak_time = t;
+    return 1;
+}
+
+void hp_census_reset_stacks(int peak)
+{
+    uint32_t n;
+    hp_ccs_stats *st = hp_ccstats_table(&n);
+    for (uint32_t c = 0; c < n; c++) {
+        if (peak) st[c].at_peak = st[c].census;
+        st[c].census = 0;
+    }
+}
+
+void hp_output_postfork_child(void)
+{
+    if (hp_output_fd >= 0) hp_sys_close(hp_output_fd);
+    hp_output_fd = -1;
+    output_failed = 0;
+    hp_output_finished = 0;
+    atomic_store(&output_role, 0);
+    hp_output_stamp_date();
+}

@@ -1,0 +1,40 @@
+/* hp_census_state: the census's run figures, shared by the files of the
+ * census (collector_hooks/hp_census*.c) and by nothing else. Changed in
+ * the owner context, or by the signal finisher when it holds the output
+ * role (hp_census_output.h). */
+#ifndef HP_CENSUS_STATE_H
+#define HP_CENSUS_STATE_H
+#include <stdint.h>
+
+typedef struct hp_census_figures {
+    uint64_t collections, censuses;
+    uint64_t peak_bytes, peak_objects;
+    double peak_time, last_census_time;
+    uint64_t shadow_at_peak, logs_at_peak;
+    int unjudged_census;          /* the last census was taken without a collection */
+    int peak_seen;
+} hp_census_figures;
+
+extern hp_census_figures hp_cf;
+
+/* A census of `live_bytes` / `live_objects` at profile time `t` is taken:
+ * keep it if it is the peak (per-stack figures too). Returns 1 at a peak. */
+int hp_census_note_peak(uint64_t live_bytes, uint64_t live_objects, double t);
+/* Reset the per-stack census figures after a census (keeping the peak's). */
+void hp_census_reset_stacks(int peak);
+
+/* Add a live record to the census being taken, with its label (the
+ * primary scheme's label_of, or its stack): 1 when it is in the profile
+ * (filters), and then its bytes count to its stack's census figure. */
+#include "core/hp_shadow.h"
+int hp_census_add(hp_rec *r, size_t idx);
+
+/* Shared by the sample and finish files of the output. */
+extern int hp_output_fd;          /* the .hp file; -1 none; -2 closed after a complete profile */
+extern int hp_output_finished;
+extern char hp_output_date[64];   /* the DATE of the .hp and .prof */
+int hp_output_finish_init(void);
+void hp_output_stamp_date(void);
+void hp_output_close_sample(double t);
+
+#endif

@@ -1,0 +1,78 @@
+/* hp_scheme: the table of operations of a profiling scheme (level 6: the
+ * interface type only; the schemes themselves are level 3, in retainer/,
+ * roots/, ldv/, and the census's own by-stack and by-kind schemes in
+ * collector_hooks/).
+ *
+ * A run's profile is chosen once, at start-up, by the census driver
+ * (collector_hooks/hp_schemes.c: the one place that switches on the mode,
+ * as GHC's closureIdentity is); from then on the census calls the
+ * operations of the active schemes and never asks what the mode is. Every
+ * operation may be NULL (nothing to do). Contexts: "lock" is the owner
+ * context (hp_assert.h) with the world running; "stopped" is the owner
+ * context with the world stopped; "signal" may also run in the
+ * SIGINT/SIGTERM finisher. */
+#ifndef HP_SCHEME_H
+#define HP_SCHEME_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hp_shadow.h"
+
+typedef struct hp_scheme {
+    const char *name;
+    /* A census needs a heap traversal at MARK_END of its collection. */
+    int traverses;
+    /* Start-up, configuration read (not yet attached): 0, or -1 after
+     * saying why on stderr. */
+    int (*init)(void);
+    /* After every scheme's init: may refuse to run (says why on stderr):
+     * 0, or -1. */
+    int (*start)(void);
+    /* Attached to the collector (hp_real resolved). */
+    void (*attach)(void);
+    /* START of every collection (lock). */
+    void (*collection_start)(void);
+    /* A census is due: before the world stops (lock). */
+    void (*before_stop)(void);
+    /* MARK_END of a census's collection (stopped): label the heap. */
+    void (*traverse)(uint64_t mark_ns);
+    /* Every MARK_END, after traverse (stopped). */
+    void (*mark_end)(void);
+    /* RECLAIM_END of every collection, before the sweep (lock). */
+    void (*after_collection)(double now);
+    /* Census number t begins at profile time `now` (lock, signal). */
+    void (*census_begin)(uint32_t t, double now);
+    /* The band of a live record at this census, or UINT32_MAX when it is
+     * in none; `idx` its index in the sweep (SIZE_MAX: not known). NULL:
+     * the census is by stack, folded into labels when written (lock,
+     * signal). */
+    uint32_t (*label_of)(hp_rec *r, size_t idx);
+    /* A census by stack folds stacks into bands when a sample is written:
+     * the band (label id, hp_writer/hp_names.h) of stack `ccs` (signal). */
+    uint32_t (*stack_label)(uint32_t ccs);
+    /* A record was counted live at census t (lock, signal). */
+    void (*census_rec)(const hp_rec *r, uint32_t t);
+    /* A record in the profile dies (or is alive at exit): its last census
+     * is `period` (lock, signal). */
+    void (*on_death)(const hp_rec *r, uint32_t period);
+    /* The sweep begins on a table of `len` records; record `from` moves to
+     * table slot `to`, or is dropped (lock). */
+    void (*sweep_begin)(size_t len);
+    void (*moved)(size_t from, size_t to);
+    void (*dropped)(size_t from);
+    /* The program freed the object at `base` (lock). */
+    void (*on_free)(uintptr_t base);
+    /* The census at profile time `now` is complete (lock). */
+    void (*census_done)(double now);
+    /* After every sweep (lock). */
+    void (*after_sweep)(void);
+    /* At exit, before the last pass over the records (lock, signal). */
+    void (*stop)(void);
+    /* The scheme writes the .hp samples itself, at exit (signal): its
+     * censuses write none. */
+    void (*write_samples)(int fd);
+    /* Its section of the .prof (signal). */
+    void (*write_prof)(int fd);
+} hp_scheme;
+
+#endif
