@@ -18,6 +18,7 @@
 #include "core/hp_rt.h"
 #include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
+#include "core/hp_symbols.h"
 #include "core/hp_sweep.h"
 #include "roots/hp_roots.h"
 
@@ -80,6 +81,8 @@ static void observer_init(void)
 int hp_census_init(void)
 {
     hp_schemes_select(&hp_rt.cfg);
+    hp_cf.mode_name = hp_mode_name(hp_rt.cfg.mode);
+    if (hp_symbols_init() != 0) return -1;
     if (hp_ccstats_init() != 0 || hp_report_init(hp_rt.cfg.report) != 0 ||
         hp_filter_init(&hp_rt.cfg) != 0 || hp_output_init() != 0)
         return -1;

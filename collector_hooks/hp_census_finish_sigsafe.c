@@ -30,7 +30,7 @@ static uint64_t signal_live_bytes, signal_live_objects;
 int hp_output_finish_init(void)
 {
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
-    if (hp_symbols_init() != 0 || hp_prof_init() != 0) return -1;
+    if (hp_prof_init() != 0) return -1;
     return 0;
 }
 
@@ -141,7 +141,7 @@ static void write_prof(int from_signal, double end)
     hp_prof_summary s = {0};
     s.job = hp_rt.job;
     s.date = hp_output_date;
-    s.mode = hp_mode_name(hp_rt.cfg.mode);
+    s.mode = hp_cf.mode_name;
     s.unwind = hp_rt.cfg.unwind == HP_UNWIND_FP ? "fp" : "libunwind";
     s.interval = hp_rt.cfg.interval;
     s.depth = hp_rt.cfg.depth;

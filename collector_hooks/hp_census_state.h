@@ -13,6 +13,7 @@ typedef struct hp_census_figures {
     uint64_t shadow_at_peak, logs_at_peak;
     int unjudged_census;          /* the last census was taken without a collection */
     int peak_seen;
+    const char *mode_name;        /* for the .prof (set at start-up) */
 } hp_census_figures;
 
 extern hp_census_figures hp_cf;

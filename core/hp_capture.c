@@ -1,6 +1,7 @@
 /* hp_capture: stack capture by libunwind or by frame pointers. */
 #include "core/hp_sys.h"
 #include "core/hp_capture.h"
+#include "core/hp_capture_cache.h"
 #include "core/hp_stacks.h"
 #include "core/hp_config.h"
 #include "core/hp_unwind.h"
@@ -12,7 +13,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static int capture_mode;        /* 0 fp, 1 libunwind (cached), 2 libunwind-raw */
+int hp_capture_mode_;            /* 0 fp, 1 libunwind (cached), 2 libunwind-raw */
+#define capture_mode hp_capture_mode_
 static int capture_depth = 8;
 static uint32_t empty_stack;   /* id of the stack with no frames */
 
@@ -46,6 +48,7 @@ static int drop_excluded(uintptr_t *f, int n)
 void hp_capture_init(int unwind, int depth)
 {
     capture_depth = depth;
+    hp_capture_caches_init();
     empty_stack = hp_stacks_intern(NULL, 0);
     if (unwind == HP_UNWIND_FP) return;
     if (hp_unwind_init() == 0) {
@@ -64,10 +67,6 @@ void hp_capture_init(int unwind, int depth)
  * there. */
 static _Atomic uintptr_t main_lo, main_len;
 
-int64_t hp_capture_libunwind_walks(void)
-{
-    return capture_mode == 1 ? (int64_t)hp_unwind_slow_walks() : -1;
-}
 
 int hp_fp_walk(void *frame, void *ret, uintptr_t lo, uintptr_t hi,
                uintptr_t *out, int max)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/hp_thread.h"
+#include "core/hp_unwind.h"
 
 /* Prepare the chosen unwinder (HP_UNWIND_*): frame-pointer walk, or
  * libunwind with cached recipes (hp_unwind.h), or libunwind for every walk;
@@ -20,7 +21,11 @@ void hp_capture_exclude_module_of(uintptr_t addr);
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret);
 /* With unwind=libunwind, how many stacks libunwind walked itself (the rest
  * were walked by cached recipes); -1 with another unwinder. */
-int64_t hp_capture_libunwind_walks(void);
+extern int hp_capture_mode_;   /* 0 fp, 1 libunwind (cached), 2 libunwind-raw */
+static inline int64_t hp_capture_libunwind_walks(void)
+{
+    return hp_capture_mode_ == 1 ? (int64_t)hp_unwind_slow_walks() : -1;
+}
 /* Pure frame-pointer walk, exposed for tests: follows the saved-frame-pointer
  * chain from `frame` while it stays inside [lo, hi), strictly upward and
  * aligned; stops safely on a broken chain. */

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #define HP_CCNAME_MAX 255
-#define HP_CCNAMES_CAP (1u << 16)   /* distinct names */
 
 static hp_arena name_arena;
-static const char *names[HP_CCNAMES_CAP];
+hp_ccnames_table hp_ccnames_;
+#define names hp_ccnames_.names
 static uint32_t index_slots[HP_CCNAMES_CAP * 2];   /* id + 1 */
-static _Atomic uint32_t count;
+#define count hp_ccnames_.count
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 int hp_ccnames_init(void) { return hp_arena_init(&name_arena, (size_t)1 << 30); }
@@ -51,8 +51,3 @@ out:
     return id;
 }
 
-const char *hp_ccnames_get(uint32_t id)
-{
-    if (id >= atomic_load_explicit(&count, memory_order_acquire)) return "UNKNOWN";
-    return names[id];
-}

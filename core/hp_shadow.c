@@ -15,44 +15,17 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#define HP_CHUNK_RECS 2046   /* a chunk is 64 KiB */
-
-typedef struct hp_chunk {
-    struct hp_chunk *_Atomic next;
-    _Atomic uint32_t count;
-    uint32_t pad;
-    hp_rec recs[HP_CHUNK_RECS];
-} hp_chunk;
-
-/* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
- * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
-enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
-
-struct hp_tlog {
-    hp_tlog *next_all;          /* registry: immutable once published */
-    _Atomic int state;
-    hp_chunk *tail;             /* producer */
-    hp_chunk *head;             /* consumer */
-    uint32_t consumed;          /* consumer: records of head already drained */
-};
-
-typedef struct hp_freed {       /* frees and resizes since the last sweep */
-    uintptr_t base;             /* 0 = empty slot */
-    size_t seq;                 /* main-table length at the last free (0: none) */
-    size_t resize_seq;          /* ... at the last in-place resize (0: none) */
-    uint32_t granted, req;      /* sizes after that resize */
-} hp_freed;
-
-static hp_arena meta_arena;                 /* hp_tlog and hp_chunk: pool_lock */
+hp_store hp_store_;
+#define meta_arena hp_store_.meta_arena
+#define registry hp_store_.registry
+#define table hp_store_.table
+#define table_len hp_store_.table_len
+#define freed_vec hp_store_.freed_vec
+#define freed_cap hp_store_.freed_cap
+#define freed_len hp_store_.freed_len
 static hp_chunk *chunk_pool;                /* recycled chunks */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(hp_tlog *) registry;
-
-static hp_vec table;                        /* hp_rec[] */
-static size_t table_len;
-static hp_vec freed_vec;                    /* hp_freed[freed_cap] */
-static size_t freed_cap, freed_len;
 
 int hp_shadow_init(void)
 {
@@ -158,14 +131,13 @@ void hp_shadow_log_exit(hp_tlog *log)
     atomic_store_explicit(&log->state, LOG_EXITED, memory_order_release);
 }
 
-static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
 
 hp_rec *hp_shadow_room(size_t need)
 {
     if (need * sizeof(hp_rec) > table.committed &&
         hp_vec_ensure(&table, need * sizeof(hp_rec)) != 0)
         return NULL;
-    return table_recs();
+    return ((hp_rec *)table.base);
 }
 
 /* Append n records in one copy; 0, or -1 when out of memory. */
@@ -226,7 +198,7 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
     }
     for (size_t i = 0; i < n; i++)
         if (table_push_many(&recs[i], 1) == 0)
-            d->visit(&table_recs()[table_len - 1], HP_EV_NEW, d->ctx);
+            d->visit(&((hp_rec *)table.base)[table_len - 1], HP_EV_NEW, d->ctx);
 }
 
 void hp_shadow_drain(hp_visit_fn visit, void *ctx)
@@ -234,15 +206,6 @@ void hp_shadow_drain(hp_visit_fn visit, void *ctx)
     HP_ASSERT_OWNER();
     drain_ctx d = {visit, ctx};
     hp_shadow_take_pending(copy_span, &d);
-}
-
-static size_t freed_slot(uintptr_t base)
-{
-    size_t h = (size_t)((base >> 4) * 0x9e3779b97f4a7c15ull);
-    size_t i = h & (freed_cap - 1);
-    hp_freed *f = (hp_freed *)freed_vec.base;
-    while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);
-    return i;
 }
 
 static int freed_grow(void)
@@ -257,7 +220,7 @@ static int freed_grow(void)
     memset(f, 0, bytes);
     freed_cap = cap;
     for (size_t i = 0; i < old_cap; i++)
-        if (save[i].base) f[freed_slot(save[i].base)] = save[i];
+        if (save[i].base) f[hp_shadow_freed_slot(save[i].base)] = save[i];
     return 0;
 }
 
@@ -265,7 +228,7 @@ static int freed_grow(void)
 static hp_freed *note_entry(uintptr_t base)
 {
     if ((freed_len + 1) * 2 > freed_cap && freed_grow() != 0) return NULL;
-    hp_freed *f = (hp_freed *)freed_vec.base + freed_slot(base);
+    hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(base);
     if (f->base == 0) {
         freed_len++;
         memset(f, 0, sizeof *f);
@@ -293,29 +256,7 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
     f->req = req;
 }
 
-/* Records of one address before its last free are freed; the one after
- * it, if allocated before the last resize, takes the resized sizes. */
-static int was_freed(hp_rec *r, size_t idx)
-{
-    if (freed_len == 0) return 0;
-    hp_freed *f = (hp_freed *)freed_vec.base + freed_slot(r->base);
-    if (f->base != r->base) return 0;
-    if (idx < f->seq) return 1;
-    if (idx < f->resize_seq) {
-        r->granted = f->granted;
-        r->req = f->req;
-    }
-    return 0;
-}
-
-hp_rec *hp_shadow_table(size_t *len)
-{
-    *len = table_len;
-    return table_recs();
-}
-
 int hp_shadow_has_frees(void) { return freed_len != 0; }
-int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
 
 void hp_shadow_sweep_done(size_t new_len)
 {
@@ -328,37 +269,6 @@ void hp_shadow_sweep_done(size_t new_len)
     if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
         hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
 }
-
-void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
-{
-    hp_rec *recs = table_recs();
-    for (size_t i = 0; i < table_len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
-}
-
-void hp_shadow_peek(hp_visit_fn visit, void *ctx)
-{
-    hp_rec *recs = table_recs();
-    size_t len = table_len;
-    for (size_t i = 0; i < len; i++)
-        if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
-    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
-         l = l->next_all) {
-        int st = atomic_load_explicit(&l->state, memory_order_acquire);
-        if (st == LOG_FREE || st == LOG_CLAIMED) continue;
-        uint32_t from = l->consumed;
-        for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
-            uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-            for (uint32_t i = from; i < n && i < HP_CHUNK_RECS; i++)
-                visit(&c->recs[i], HP_EV_NEW, ctx);
-            from = 0;
-        }
-    }
-}
-
-size_t hp_shadow_records(void) { return table_len; }
-
-size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
-size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }
 
 void hp_shadow_prefork(void)
 {

@@ -1,11 +1,59 @@
-/* hp_shadow_internal: the record store's own accessors, shared by its two
- * files only (core/hp_shadow.c: logs, table, frees; core/hp_sweep.c: the
- * sweep). Nothing else drives the store through these. */
+/* hp_shadow_internal: the record store's own state and accessors, shared
+ * by its files only (core/hp_shadow.c: the logs, frees and drains;
+ * core/hp_shadow_sigsafe.c: the read-only views and the frees' lookup;
+ * core/hp_sweep.c: the sweep). Nothing else drives the store through
+ * these. */
 #ifndef HP_SHADOW_INTERNAL_H
 #define HP_SHADOW_INTERNAL_H
 #include <stddef.h>
 
+#include "core/hp_mem.h"
 #include "core/hp_shadow.h"
+
+#include <stdatomic.h>
+
+#define HP_CHUNK_RECS 2046   /* a chunk is 64 KiB */
+
+typedef struct hp_chunk {
+    struct hp_chunk *_Atomic next;
+    _Atomic uint32_t count;
+    uint32_t pad;
+    hp_rec recs[HP_CHUNK_RECS];
+} hp_chunk;
+
+/* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
+ * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
+enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
+
+struct hp_tlog {
+    hp_tlog *next_all;          /* registry: immutable once published */
+    _Atomic int state;
+    hp_chunk *tail;             /* producer */
+    hp_chunk *head;             /* consumer */
+    uint32_t consumed;          /* consumer: records of head already drained */
+};
+
+typedef struct hp_freed {       /* frees and resizes since the last sweep */
+    uintptr_t base;             /* 0 = empty slot */
+    size_t seq;                 /* main-table length at the last free (0: none) */
+    size_t resize_seq;          /* ... at the last in-place resize (0: none) */
+    uint32_t granted, req;      /* sizes after that resize */
+} hp_freed;
+
+/* The store's state: the logs' registry and memory, the table, the frees
+ * and resizes noted since the last sweep. */
+typedef struct hp_store {
+    hp_arena meta_arena;                    /* hp_tlog and hp_chunk: pool_lock */
+    _Atomic(hp_tlog *) registry;
+    hp_vec table;                           /* hp_rec[] */
+    size_t table_len;
+    hp_vec freed_vec;                       /* hp_freed[freed_cap] */
+    size_t freed_cap, freed_len;
+} hp_store;
+extern hp_store hp_store_;
+
+/* The slot of `base` in the frees' table (freed_cap > 0). */
+size_t hp_shadow_freed_slot(uintptr_t base);
 
 /* Hand the records still in the logs to `fn`, span by span, where they
  * are (no copy), then count them as drained. Indexes of these records, for

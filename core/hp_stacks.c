@@ -17,8 +17,9 @@ typedef struct hp_stack_index {
 } hp_stack_index;
 
 static hp_arena stack_arena;                /* hp_stack records */
-static hp_vec stack_ids;                    /* hp_stack *[id] */
-static _Atomic uint32_t stack_count;
+hp_stacks_table hp_stacks_;                 /* ids and count (hp_stacks.h) */
+#define stack_ids hp_stacks_.ids
+#define stack_count hp_stacks_.count
 static _Atomic(hp_stack_index *) stack_index;
 static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -52,16 +53,6 @@ int hp_stacks_init(void)
     if (!ix) return -1;
     atomic_store(&stack_index, ix);
     return 0;
-}
-
-uint32_t hp_stacks_count(void)
-{
-    return atomic_load_explicit(&stack_count, memory_order_acquire);
-}
-
-const hp_stack *hp_stacks_get(uint32_t id)
-{
-    return ((hp_stack *const *)stack_ids.base)[id];
 }
 
 static int same(const hp_stack *s, uint64_t h, const uintptr_t *f, uint32_t n)

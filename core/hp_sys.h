@@ -112,6 +112,11 @@ static inline pid_t hp_sys_getpid(void) { return (pid_t)HP_SYS6(SYS_getpid, 0, 0
 
 static inline pid_t hp_sys_gettid(void) { return (pid_t)HP_SYS6(SYS_gettid, 0, 0, 0, 0, 0, 0); }
 
+static inline int hp_sys_sched_yield(void)
+{
+    return (int)HP_SYS6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+}
+
 /* sigaction(2) as libc does it (the restorer glibc installs), under
  * glibc's internal name, which no interposer of heapprof's (or of the
  * program's) redefines. Async-signal-safe. */

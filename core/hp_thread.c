@@ -15,34 +15,20 @@ static pthread_key_t exit_key;
 static hp_vec stack_vec;              /* hp_stack_entry[] */
 static _Atomic uint32_t stacks_claimed, stacks_published;
 #define HP_STACKS_MAX (1u << 16)   /* threads named; later ones are named by address */
-static hp_arena cache_arena;
-static hp_caches *free_caches;   /* recycled from exited threads */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hp_caches *(*cache_get)(void);
+static void (*cache_put)(struct hp_caches *);
 
-static hp_caches *cache_get(void)
+void hp_thread_set_cache_hooks(struct hp_caches *(*get)(void), void (*put)(struct hp_caches *))
 {
-    pthread_mutex_lock(&cache_lock);
-    hp_caches *c = free_caches;
-    if (c) free_caches = c->next_free;
-    else c = hp_arena_alloc(&cache_arena, sizeof *c);
-    pthread_mutex_unlock(&cache_lock);
-    if (c) memset(c, 0, sizeof *c);
-    return c;
-}
-
-static void cache_put(hp_caches *c)
-{
-    pthread_mutex_lock(&cache_lock);
-    c->next_free = free_caches;
-    free_caches = c;
-    pthread_mutex_unlock(&cache_lock);
+    cache_get = get;
+    cache_put = put;
 }
 
 static void on_thread_exit(void *arg)
 {
     hp_thread *t = arg;
     if (t->log) hp_shadow_log_exit(t->log);
-    if (t->caches) cache_put(t->caches);
+    if (t->caches && cache_put) cache_put(t->caches);
     t->log = NULL;
     t->caches = NULL;
     t->ready = 0;
@@ -51,7 +37,6 @@ static void on_thread_exit(void *arg)
 void hp_thread_init_key(void)
 {
     pthread_key_create(&exit_key, on_thread_exit);
-    hp_arena_init(&cache_arena, (size_t)1 << 30);
     if (hp_vec_reserve(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry)) == 0)
         hp_vec_ensure(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry));  /* pages fault in as used */
 }
@@ -97,7 +82,7 @@ int hp_thread_setup(hp_thread *t)
     register_stack(t->stack_lo, t->stack_hi);
     t->log = hp_shadow_log_new();
     if (!t->log) return -1;
-    t->caches = cache_get();
+    t->caches = cache_get ? cache_get() : NULL;
     t->check_every = t->countdown = 1;
     pthread_setspecific(exit_key, t);
     t->ready = 1;

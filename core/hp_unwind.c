@@ -2,6 +2,7 @@
  * (see hp_unwind.h). */
 #define UNW_LOCAL_ONLY
 #include "core/hp_unwind.h"
+#include "core/hp_capture_cache.h"
 #include "core/hp_config.h"
 
 #include <dlfcn.h>
@@ -26,9 +27,8 @@ static struct {
 } unw;
 
 static _Atomic int raw_skip = -1;   /* heapprof's own frames in an unw_backtrace */
-static _Atomic uint64_t slow_walks;  /* walks libunwind made itself (walk_and_learn) */
-
-uint64_t hp_unwind_slow_walks(void) { return atomic_load_explicit(&slow_walks, memory_order_relaxed); }
+_Atomic uint64_t hp_unwind_slow_walks_;  /* walks libunwind made itself (walk_and_learn) */
+#define slow_walks hp_unwind_slow_walks_
 
 int hp_unwind_init(void)
 {

@@ -12,6 +12,7 @@
  * Allocation path only (not signal-safe: libunwind may lock). */
 #ifndef HP_UNWIND_H
 #define HP_UNWIND_H
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "core/hp_thread.h"
@@ -31,7 +32,11 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr
 void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end);
 /* How many walks libunwind made itself (a return address without a recipe
  * in the thread's cache); the rest were walked by recipes. */
-uint64_t hp_unwind_slow_walks(void);
+extern _Atomic uint64_t hp_unwind_slow_walks_;
+static inline uint64_t hp_unwind_slow_walks(void)
+{
+    return atomic_load_explicit(&hp_unwind_slow_walks_, memory_order_relaxed);
+}
 /* The same with libunwind's unw_backtrace for every walk (unwind=libunwind-raw). */
 int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max);
 

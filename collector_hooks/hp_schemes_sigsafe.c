@@ -1,6 +1,7 @@
-/* hp_schemes: which schemes a run uses (see hp_schemes.h), and the census's
+/* hp_schemes_sigsafe: which schemes a run uses (see hp_schemes.h), and the census's
  * by-stack schemes: cc (bands by cost-centre stack) and module (by the
- * allocating function's module). */
+ * allocating function's module). Async-signal-safe: the finisher asks
+ * which schemes are active. */
 #include "collector_hooks/hp_schemes.h"
 #include "hp_writer/hp_names.h"
 #include "ldv/hp_ldv_scheme.h"

@@ -1,0 +1,80 @@
+/* hp_shadow_sigsafe: the record store's read-only views (see hp_shadow.h):
+ * every record, the table, its sizes, and whether a record was freed since
+ * the last sweep. Async-signal-safe: the SIGINT/SIGTERM finisher reads the
+ * store through these (hp_shadow_peek), and they take no lock. */
+#include "core/hp_shadow.h"
+#include "core/hp_shadow_internal.h"
+
+#define registry hp_store_.registry
+#define meta_arena hp_store_.meta_arena
+#define table hp_store_.table
+#define table_len hp_store_.table_len
+#define freed_vec hp_store_.freed_vec
+#define freed_cap hp_store_.freed_cap
+#define freed_len hp_store_.freed_len
+
+static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
+
+size_t hp_shadow_freed_slot(uintptr_t base)
+{
+    size_t h = (size_t)((base >> 4) * 0x9e3779b97f4a7c15ull);
+    size_t i = h & (freed_cap - 1);
+    hp_freed *f = (hp_freed *)freed_vec.base;
+    while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);
+    return i;
+}
+
+/* Records of one address before its last free are freed; the one after
+ * it, if allocated before the last resize, takes the resized sizes. */
+static int was_freed(hp_rec *r, size_t idx)
+{
+    if (freed_len == 0) return 0;
+    hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
+    if (f->base != r->base) return 0;
+    if (idx < f->seq) return 1;
+    if (idx < f->resize_seq) {
+        r->granted = f->granted;
+        r->req = f->req;
+    }
+    return 0;
+}
+
+hp_rec *hp_shadow_table(size_t *len)
+{
+    *len = table_len;
+    return table_recs();
+}
+
+void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
+{
+    hp_rec *recs = table_recs();
+    for (size_t i = 0; i < table_len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
+}
+
+void hp_shadow_peek(hp_visit_fn visit, void *ctx)
+{
+    hp_rec *recs = table_recs();
+    size_t len = table_len;
+    for (size_t i = 0; i < len; i++)
+        if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
+    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
+         l = l->next_all) {
+        int st = atomic_load_explicit(&l->state, memory_order_acquire);
+        if (st == LOG_FREE || st == LOG_CLAIMED) continue;
+        uint32_t from = l->consumed;
+        for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
+            uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
+            for (uint32_t i = from; i < n && i < HP_CHUNK_RECS; i++)
+                visit(&c->recs[i], HP_EV_NEW, ctx);
+            from = 0;
+        }
+    }
+}
+
+size_t hp_shadow_records(void) { return table_len; }
+
+size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
+size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }
+
+
+int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
