@@ -37,7 +37,15 @@ void hp_buf_strw(hp_buf *b, const char *s, int width);
  * async-signal-safe. */
 void hp_buf_errno(hp_buf *b, int err);
 const char *hp_buf_cstr(hp_buf *b);   /* NUL-terminated view */
-/* Write the whole buffer to fd (retrying short writes). 0 or -1. */
+/* Write the whole buffer to fd (retrying short writes). 0 or -1. Every
+ * output file of heapprof (.hp, .prof, .alloc.csv) is written through
+ * here, so the writers are fed through one write callback: the raw
+ * write(2) (core/hp_sys.h), or a function a test puts in its place (as
+ * jemalloc's prof_sys.c lets its tests swap prof_dump_write). */
 int hp_buf_write(hp_buf *b, int fd);
+/* The write callback: writes all of [p, p+n) to fd, 0 or -1 (errno set).
+ * NULL restores the raw write. Set it before output starts. */
+typedef int (*hp_write_fn)(int fd, const void *p, size_t n);
+void hp_buf_set_writer(hp_write_fn fn);
 
 #endif

@@ -85,18 +85,14 @@ const char *hp_buf_cstr(hp_buf *b)
     return (const char *)b->vec.base;
 }
 
+static hp_write_fn writer;   /* NULL: hp_sys_write_all */
+
+void hp_buf_set_writer(hp_write_fn fn) { writer = fn; }
+
 int hp_buf_write(hp_buf *b, int fd)
 {
-    size_t off = 0;
-    while (off < b->len) {
-        ssize_t w = hp_sys_write(fd, b->vec.base + off, b->len - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    return 0;
+    if (writer) return writer(fd, b->vec.base, b->len);
+    return hp_sys_write_all(fd, b->vec.base, b->len);
 }
 
 void hp_buf_hex(hp_buf *b, uint64_t v)

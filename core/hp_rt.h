@@ -38,6 +38,8 @@ double hp_profile_seconds(uint64_t mono_ns);
 uint64_t hp_rt_exclude_since(uint64_t t0);
 /* Count `ns` as profiler time. */
 void hp_rt_exclude(uint64_t ns);
+/* Profiler time starts again from 0 (a forked child). */
+void hp_rt_exclude_reset(void);
 /* Profiler time so far, in nanoseconds. */
 uint64_t hp_rt_excluded(void);
 /* Write a message line to stderr (async-signal-safe). */

@@ -31,6 +31,8 @@ double hp_profile_seconds(uint64_t mono_ns)
 
 void hp_rt_exclude(uint64_t ns) { atomic_fetch_add(&hp_rt.excluded_ns, ns); }
 
+void hp_rt_exclude_reset(void) { atomic_store(&hp_rt.excluded_ns, 0); }
+
 uint64_t hp_rt_excluded(void) { return atomic_load(&hp_rt.excluded_ns); }
 
 uint64_t hp_rt_exclude_since(uint64_t t0)

@@ -179,7 +179,7 @@ static void postfork_child(void)
     hp_rt.pid = getpid();
     hp_rt.forked_child = 1;
     hp_rt.start_ns = hp_mono_ns();
-    atomic_store(&hp_rt.excluded_ns, 0);
+    hp_rt_exclude_reset();
     atomic_store(&hp_rt.period, 0);
     set_paths(hp_rt.pid);
     hp_census_postfork_child();

@@ -222,3 +222,44 @@ Test(buf, out_of_room_sets_failed)
     cr_assert_eq(s.failed, 1);
     cr_assert_eq(s.len, 0);
 }
+
+/* The write callback: every output write goes through it, and the raw
+ * write comes back when it is cleared. */
+static char captured[256];
+static size_t ncaptured;
+static int capture_fd;
+
+static int capture(int fd, const void *p, size_t n)
+{
+    capture_fd = fd;
+    if (ncaptured + n > sizeof captured) return -1;
+    memcpy(captured + ncaptured, p, n);
+    ncaptured += n;
+    return 0;
+}
+
+Test(buf, writes_go_through_the_write_callback)
+{
+    hp_buf s;
+    cr_assert_eq(hp_buf_init(&s, 1 << 16), 0);
+    hp_buf_str(&s, "JOB \"x\"\n");
+    hp_buf_set_writer(capture);
+    cr_assert_eq(hp_buf_write(&s, 42), 0);
+    cr_assert_eq(capture_fd, 42);
+    cr_assert_eq(ncaptured, 8);
+    cr_assert_eq(memcmp(captured, "JOB \"x\"\n", 8), 0);
+    hp_buf_str(&s, "y");
+    cr_assert_eq(hp_buf_write(&s, 7), 0);
+    cr_assert_eq(ncaptured, 17);   /* the whole buffer again, then "y" */
+    cr_assert_eq(memcmp(captured + 8, "JOB \"x\"\ny", 9), 0);
+    hp_buf_set_writer(NULL);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(hp_buf_write(&s, p[1]), 0);
+    char got[16] = {0};
+    cr_assert_eq(read(p[0], got, sizeof got), 9);
+    cr_assert_str_eq(got, "JOB \"x\"\ny");
+    cr_assert_eq(ncaptured, 17);   /* the callback no longer called */
+    close(p[0]);
+    close(p[1]);
+}
