@@ -24,7 +24,6 @@
 
 #include <stddef.h>
 
-static int traversed_here;        /* this collection's MARK_END traversed the heap */
 static hp_sweep_observer observer;
 static int observer_used;         /* some function of `observer` is set */
 
@@ -121,17 +120,6 @@ void hp_census_before_stop(void) { HP_SCHEMES_EACH(before_stop); }
 
 void hp_census_mark_end(void) { HP_SCHEMES_EACH(mark_end); }
 
-/* ---- MARK_END: the world is stopped (see retainer/hp_trace.h). ---- */
-void hp_census_traverse(uint64_t mark_ns)
-{
-    HP_ASSERT_WORLD_STOPPED();
-    if (!hp_schemes_traverse()) return;
-    hp_shadow_drain(NULL, NULL);
-    HP_SCHEMES_EACH(traverse, mark_ns);
-    traversed_here = 1;
-}
-/* ---- end of MARK_END code ---- */
-
 /* One pass over the records after a collection (judge) or without one,
  * with a census when one is due. */
 static void census_pass(int force, int judge, uint64_t start_ns)
@@ -143,8 +131,8 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     int census = hp_census_due(force, start_ns);
     /* A census in a traversal mode is taken where the traversal was (a
      * census forced while this collection ran waits for the next one). */
-    if (hp_schemes_traverse() && judge && !traversed_here) census = 0;
-    traversed_here = 0;
+    if (hp_schemes_traverse() && judge && !hp_census_traversed) census = 0;
+    hp_census_traversed = 0;
     if (judge) HP_SCHEMES_EACH(after_collection, now);
     uint32_t period = atomic_load(&hp_rt.period);
     if (census)
@@ -216,8 +204,6 @@ void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 }
 
 double hp_census_last_time(void) { return hp_cf.last_census_time; }
-
-void hp_census_finish(int from_signal) { hp_output_finish(from_signal); }
 
 void hp_census_postfork_child(void)
 {

@@ -2,6 +2,7 @@
  * the last census when a signal ends the program, the objects alive at
  * exit, the closing sample, the .prof and .alloc.csv, and the line on
  * stderr. Async-signal-safe: it runs in the SIGINT/SIGTERM handler too. */
+#include "collector_hooks/hp_census.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
@@ -185,7 +186,7 @@ static void write_prof(int from_signal, double end)
     }
 }
 
-void hp_output_finish(int from_signal)
+void hp_census_finish(int from_signal)
 {
     if (hp_output_finished) return;
     /* A census half-written on some thread (from a signal): leave the

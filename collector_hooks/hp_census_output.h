@@ -21,8 +21,6 @@ void hp_output_add_label(uint32_t label, uint64_t bytes);
 /* Write the sample at profile time t: the bands added, plus (for a census
  * by stack) every stack's census bytes folded into its band. */
 void hp_output_write_sample(double t);
-/* Finish the files (see hp_census.h, hp_census_finish). */
-void hp_output_finish(int from_signal);
 /* After fork() in the child: no file open, nothing finished. */
 void hp_output_postfork_child(void);
 

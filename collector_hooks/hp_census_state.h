@@ -17,6 +17,9 @@ typedef struct hp_census_figures {
 } hp_census_figures;
 
 extern hp_census_figures hp_cf;
+/* This collection's MARK_END traversed the heap (a census in a traversal
+ * mode is taken only then). */
+extern int hp_census_traversed;
 
 /* A census of `live_bytes` / `live_objects` at profile time `t` is taken:
  * keep it if it is the peak (per-stack figures too). Returns 1 at a peak. */

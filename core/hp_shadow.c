@@ -23,7 +23,11 @@ hp_store hp_store_;
 #define freed_vec hp_store_.freed_vec
 #define freed_cap hp_store_.freed_cap
 #define freed_len hp_store_.freed_len
-static hp_chunk *chunk_pool;                /* recycled chunks */
+/* pool_lock serialises taking chunks from the pool and the arena; giving a
+ * chunk back is a lock-free push (hp_shadow_chunk_put), so the consumer,
+ * even with the world stopped, never waits for a thread that the collector
+ * stopped while it held pool_lock. Pops under the lock are ABA-safe: no
+ * other pop can run between reading the head and swapping it. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -38,9 +42,12 @@ int hp_shadow_init(void)
 static hp_chunk *chunk_get(void)
 {
     pthread_mutex_lock(&pool_lock);
-    hp_chunk *c = chunk_pool;
-    if (c) chunk_pool = atomic_load_explicit(&c->next, memory_order_relaxed);
-    else c = hp_arena_alloc(&meta_arena, sizeof *c);
+    hp_chunk *c = atomic_load_explicit(&hp_store_.pool, memory_order_acquire);
+    while (c && !atomic_compare_exchange_weak_explicit(
+                    &hp_store_.pool, &c, atomic_load_explicit(&c->next, memory_order_relaxed),
+                    memory_order_acquire, memory_order_acquire))
+        ;
+    if (!c) c = hp_arena_alloc(&meta_arena, sizeof *c);
     pthread_mutex_unlock(&pool_lock);
     if (c) {
         atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
@@ -49,13 +56,7 @@ static hp_chunk *chunk_get(void)
     return c;
 }
 
-static void chunk_put(hp_chunk *c)
-{
-    pthread_mutex_lock(&pool_lock);
-    atomic_store_explicit(&c->next, chunk_pool, memory_order_relaxed);
-    chunk_pool = c;
-    pthread_mutex_unlock(&pool_lock);
-}
+#define chunk_put hp_shadow_chunk_put
 
 hp_tlog *hp_shadow_log_new(void)
 {
@@ -131,82 +132,6 @@ void hp_shadow_log_exit(hp_tlog *log)
     atomic_store_explicit(&log->state, LOG_EXITED, memory_order_release);
 }
 
-
-hp_rec *hp_shadow_room(size_t need)
-{
-    if (need * sizeof(hp_rec) > table.committed &&
-        hp_vec_ensure(&table, need * sizeof(hp_rec)) != 0)
-        return NULL;
-    return ((hp_rec *)table.base);
-}
-
-/* Append n records in one copy; 0, or -1 when out of memory. */
-static int table_push_many(const hp_rec *r, size_t n)
-{
-    hp_rec *t = hp_shadow_room(table_len + n);
-    if (!t) return -1;
-    memcpy(t + table_len, r, n * sizeof *r);
-    table_len += n;
-    return 0;
-}
-
-/* Give one log's unconsumed records to `fn` span by span; each span is
- * consumed once `fn` returns, and an exited thread's log is recycled once
- * empty. */
-static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
-{
-    int state = atomic_load_explicit(&log->state, memory_order_acquire);
-    if (state == LOG_FREE || state == LOG_CLAIMED) return;
-    hp_chunk *c = log->head;
-    for (;;) {
-        uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        if (n > log->consumed) fn(&c->recs[log->consumed], n - log->consumed, ctx);
-        log->consumed = n;
-        hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
-        if (n == HP_CHUNK_RECS && next) {
-            chunk_put(c);
-            c = next;
-            log->consumed = 0;
-            continue;
-        }
-        break;
-    }
-    log->head = c;
-    if (state == LOG_EXITED && log->consumed ==
-            atomic_load_explicit(&c->count, memory_order_acquire)) {
-        chunk_put(c);
-        log->head = log->tail = NULL;
-        atomic_store_explicit(&log->state, LOG_FREE, memory_order_release);
-    }
-}
-
-void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
-{
-    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
-         l = l->next_all)
-        take_log(l, fn, ctx);
-}
-
-typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
-
-static void copy_span(hp_rec *recs, size_t n, void *arg)
-{
-    drain_ctx *d = arg;
-    if (!d->visit) {
-        table_push_many(recs, n);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (table_push_many(&recs[i], 1) == 0)
-            d->visit(&((hp_rec *)table.base)[table_len - 1], HP_EV_NEW, d->ctx);
-}
-
-void hp_shadow_drain(hp_visit_fn visit, void *ctx)
-{
-    HP_ASSERT_OWNER();
-    drain_ctx d = {visit, ctx};
-    hp_shadow_take_pending(copy_span, &d);
-}
 
 static int freed_grow(void)
 {

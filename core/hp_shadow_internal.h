@@ -49,8 +49,18 @@ typedef struct hp_store {
     size_t table_len;
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;
+    _Atomic(hp_chunk *) pool;               /* recycled chunks (hp_shadow.c) */
 } hp_store;
 extern hp_store hp_store_;
+
+/* Give a chunk back to the pool: a lock-free push (see hp_shadow.c). */
+static inline void hp_shadow_chunk_put(hp_chunk *c)
+{
+    hp_chunk *head = atomic_load_explicit(&hp_store_.pool, memory_order_relaxed);
+    do atomic_store_explicit(&c->next, head, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&hp_store_.pool, &head, c,
+                                                  memory_order_release, memory_order_relaxed));
+}
 
 /* The slot of `base` in the frees' table (freed_cap > 0). */
 size_t hp_shadow_freed_slot(uintptr_t base);

@@ -1,9 +1,15 @@
-/* hp_shadow_sigsafe: the record store's read-only views (see hp_shadow.h):
- * every record, the table, its sizes, and whether a record was freed since
- * the last sweep. Async-signal-safe: the SIGINT/SIGTERM finisher reads the
- * store through these (hp_shadow_peek), and they take no lock. */
+/* hp_shadow_sigsafe: the record store's consumer side (see hp_shadow.h):
+ * taking the logs' records (drains, and the sweep's spans), the read-only
+ * views (every record, the table, its sizes) and whether a record was
+ * freed since the last sweep. Async-signal-safe and safe with the world
+ * stopped: no lock is taken (chunks go back to the pool with a lock-free
+ * push), so neither the SIGINT/SIGTERM finisher nor the traversal's drain at
+ * MARK_END can wait for a thread the collector stopped. */
 #include "core/hp_shadow.h"
 #include "core/hp_shadow_internal.h"
+#include "core/hp_assert.h"
+
+#include <string.h>
 
 #define registry hp_store_.registry
 #define meta_arena hp_store_.meta_arena
@@ -14,6 +20,83 @@
 #define freed_len hp_store_.freed_len
 
 static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
+
+hp_rec *hp_shadow_room(size_t need)
+{
+    if (need * sizeof(hp_rec) > table.committed &&
+        hp_vec_ensure(&table, need * sizeof(hp_rec)) != 0)
+        return NULL;
+    return ((hp_rec *)table.base);
+}
+
+/* Append n records in one copy; 0, or -1 when out of memory. */
+static int table_push_many(const hp_rec *r, size_t n)
+{
+    hp_rec *t = hp_shadow_room(table_len + n);
+    if (!t) return -1;
+    memcpy(t + table_len, r, n * sizeof *r);
+    table_len += n;
+    return 0;
+}
+
+/* Give one log's unconsumed records to `fn` span by span; each span is
+ * consumed once `fn` returns, and an exited thread's log is recycled once
+ * empty. */
+static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
+{
+    int state = atomic_load_explicit(&log->state, memory_order_acquire);
+    if (state == LOG_FREE || state == LOG_CLAIMED) return;
+    hp_chunk *c = log->head;
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
+        if (n > log->consumed) fn(&c->recs[log->consumed], n - log->consumed, ctx);
+        log->consumed = n;
+        hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        if (n == HP_CHUNK_RECS && next) {
+            hp_shadow_chunk_put(c);
+            c = next;
+            log->consumed = 0;
+            continue;
+        }
+        break;
+    }
+    log->head = c;
+    if (state == LOG_EXITED && log->consumed ==
+            atomic_load_explicit(&c->count, memory_order_acquire)) {
+        hp_shadow_chunk_put(c);
+        log->head = log->tail = NULL;
+        atomic_store_explicit(&log->state, LOG_FREE, memory_order_release);
+    }
+}
+
+void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
+{
+    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
+         l = l->next_all)
+        take_log(l, fn, ctx);
+}
+
+typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
+
+static void copy_span(hp_rec *recs, size_t n, void *arg)
+{
+    drain_ctx *d = arg;
+    if (!d->visit) {
+        table_push_many(recs, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (table_push_many(&recs[i], 1) == 0)
+            d->visit(&((hp_rec *)table.base)[table_len - 1], HP_EV_NEW, d->ctx);
+}
+
+void hp_shadow_drain(hp_visit_fn visit, void *ctx)
+{
+    HP_ASSERT_OWNER();
+    drain_ctx d = {visit, ctx};
+    hp_shadow_take_pending(copy_span, &d);
+}
+
 
 size_t hp_shadow_freed_slot(uintptr_t base)
 {

@@ -6,6 +6,7 @@
 #include "core/hp_assert.h"
 #include "core/hp_rt.h"
 #include "preload/hp_lifecycle.h"
+#include "preload/hp_signals.h"
 #include "core/hp_capture.h"
 #include "core/hp_ccnames.h"
 #include "core/hp_real.h"
@@ -112,26 +113,6 @@ static void check_output(void)
     hp_sys_unlink(probe);
 }
 
-/* ---- SIGINT/SIGTERM handler: async-signal-safe from here. It finishes
- * the files (closing sample, .prof), then lets the signal act as it would
- * have without heapprof. ---- */
-static void on_terminate(int sig)
-{
-    int saved = errno;
-    if (atomic_load(&hp_rt.attached)) hp_census_finish(1);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    hp_sys_sigaction(sig, &sa, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    errno = saved;
-}
-/* ---- end of signal-handler code ---- */
-
 static void install_signal_handlers(void)
 {
     int sigs[2] = {SIGINT, SIGTERM};
@@ -143,7 +124,7 @@ static void install_signal_handlers(void)
         if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_terminate;
+        sa.sa_handler = hp_on_terminate;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
         hp_sys_sigaction(sigs[i], &sa, NULL);

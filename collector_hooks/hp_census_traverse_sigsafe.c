@@ -1,0 +1,20 @@
+/* hp_census_traverse_sigsafe: the census's part of MARK_END (see
+ * hp_census.h): with the world stopped, take the logs into the table and
+ * let the schemes that traverse label the heap. Nothing here may wait for
+ * a stopped thread: no lock, no allocation (hp_shadow_drain takes none). */
+#include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_census_state.h"
+#include "collector_hooks/hp_schemes.h"
+#include "core/hp_assert.h"
+#include "core/hp_shadow.h"
+
+int hp_census_traversed;
+
+void hp_census_traverse(uint64_t mark_ns)
+{
+    HP_ASSERT_WORLD_STOPPED();
+    if (!hp_schemes_traverse()) return;
+    hp_shadow_drain(NULL, NULL);
+    HP_SCHEMES_EACH(traverse, mark_ns);
+    hp_census_traversed = 1;
+}
