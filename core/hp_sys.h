@@ -112,6 +112,14 @@ static inline pid_t hp_sys_getpid(void) { return (pid_t)HP_SYS6(SYS_getpid, 0, 0
 
 static inline pid_t hp_sys_gettid(void) { return (pid_t)HP_SYS6(SYS_gettid, 0, 0, 0, 0, 0, 0); }
 
+/* process_vm_readv(2) on this process: reads memory that may be
+ * unreadable without faulting (-1, EFAULT). */
+static inline ssize_t hp_sys_read_own_memory(void *to, const void *from, size_t n)
+{
+    struct { void *base; size_t len; } local = {to, n}, remote = {(void *)from, n};
+    return HP_SYS6(SYS_process_vm_readv, hp_sys_getpid(), &local, 1, &remote, 1, 0);
+}
+
 static inline int hp_sys_sched_yield(void)
 {
     return (int)HP_SYS6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);

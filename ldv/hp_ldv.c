@@ -1,4 +1,8 @@
-/* hp_ldv: the LDV word and the biographical bands (HEAPPROF=ldv).
+/* hp_ldv: mode ldv's start-up (HEAPPROF=ldv): memory, the fault handlers,
+ * the refusal of incremental collection, the fork reset. The biography
+ * itself is in hp_ldv_bio_sigsafe.c.
+ *
+ * The LDV word and the biographical bands:
  *
  * GHC's scheme (ldv.tex): each census counts live objects as used or not
  * yet used; phases are only known at death, when an object's VOID range
@@ -14,8 +18,6 @@
 #include "ldv/hp_ldv_internal.h"
 #include "core/hp_rt.h"
 #include "core/hp_stacks.h"
-#include "hp_writer/hp_hpfile.h"
-#include "hp_writer/hp_names.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -25,32 +27,21 @@
 
 hp_ldv_state hp_ldv;
 
-typedef struct census {
-    double time;                  /* profile seconds */
-    uint64_t notused, used, inh;  /* live bytes by state at this census */
-    int64_t dvoid, ddrag;         /* difference arrays (voidNew, dragNew) */
-} census;
-
-typedef struct ccs_cost { double drag_bs, void_bs; } ccs_cost;  /* byte-seconds */
-
-static hp_vec census_vec;   /* census[t], t = 0 .. ncensus + 1 */
-static uint32_t ncensus;    /* highest census number begun */
-static hp_vec cost_vec;     /* ccs_cost[ccs] */
-static uint32_t ncost;
-static hp_vec name_cost_vec; /* ccs_cost[full name id]: the stacks folded by name */
-static uint32_t nname_cost;
-static hp_buf out;
-
-static census *cen(void) { return (census *)census_vec.base; }
+#define census_vec hp_ldv_bio_.census_vec
+#define ncensus hp_ldv_bio_.ncensus
+#define cost_vec hp_ldv_bio_.cost_vec
+#define ncost hp_ldv_bio_.ncost
+#define name_cost_vec hp_ldv_bio_.name_cost_vec
+#define out hp_ldv_bio_.out
 
 /* A forked child starts a profile of its own (hp_census_postfork_child
  * restarts the census count): forget the parent's censuses, and let every
  * object inherited start its biography afresh in period 0. */
 static void postfork_child(void)
 {
-    memset(census_vec.base, 0, ((size_t)ncensus + 2) * sizeof(census));
+    memset(census_vec.base, 0, ((size_t)ncensus + 2) * sizeof(hp_ldv_census));
     ncensus = 0;
-    if (ncost) memset(cost_vec.base, 0, (size_t)ncost * sizeof(ccs_cost));
+    if (ncost) memset(cost_vec.base, 0, (size_t)ncost * sizeof(hp_ldv_cost));
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
     for (size_t i = 0; i < len; i++) {
@@ -66,7 +57,7 @@ int hp_ldv_init(char *err, unsigned long errlen)
     hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
-        hp_vec_ensure(&census_vec, 4 * sizeof(census)) != 0 ||
+        hp_vec_ensure(&census_vec, 4 * sizeof(hp_ldv_census)) != 0 ||
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&name_cost_vec, (size_t)1 << 32) != 0 ||
         hp_buf_init(&out, (size_t)1 << 30) != 0 || hp_ldv_prot_init() != 0) {
@@ -76,7 +67,6 @@ int hp_ldv_init(char *err, unsigned long errlen)
         }
         return -1;
     }
-    hp_ldv_sys_init();
     return hp_ldv_trap_init(err, errlen);
 }
 
@@ -108,240 +98,3 @@ int hp_ldv_refuse_incremental(void)
     return 1;
 }
 
-/* ---- Census and sweep (owner context, or the SIGINT/SIGTERM path). ---- */
-void hp_ldv_census_begin(uint32_t t, double seconds)
-{
-    if (hp_vec_ensure(&census_vec, ((size_t)t + 2) * sizeof(census)) != 0) return;
-    if (t > ncensus) ncensus = t;
-    cen()[t].time = seconds;
-}
-
-void hp_ldv_census_rec(const hp_rec *r, uint32_t t)
-{
-    if (t > ncensus) return;
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-    census *c = &cen()[t];
-    if (w & HP_LDV_INHERENT) c->inh += r->granted;
-    else if (w & HP_LDV_USED) c->used += r->granted;
-    else c->notused += r->granted;
-}
-
-static ccs_cost *cost_of(uint32_t ccs)
-{
-    if (ccs >= ncost) {
-        uint32_t n = hp_stacks_count();
-        if (n <= ccs) n = ccs + 1;
-        if (hp_vec_ensure(&cost_vec, (size_t)n * sizeof(ccs_cost)) != 0) return NULL;
-        ncost = n;
-    }
-    return &((ccs_cost *)cost_vec.base)[ccs];
-}
-
-/* The object was live at censuses b+1 .. d. */
-static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
-{
-    if (w & HP_LDV_INHERENT) return;
-    if (d > ncensus) d = ncensus;
-    uint32_t from = (w & HP_LDV_USED) ? (w & HP_LDV_PERIOD) + 1 : r->birth + 1;
-    if (from > d || from == 0) return;
-    census *c = cen();
-    int64_t g = r->granted;
-    double bs = (double)r->granted * (c[d].time - c[from - 1].time);
-    ccs_cost *k = cost_of(r->ccs);
-    if (w & HP_LDV_USED) {
-        c[from].ddrag += g;
-        c[d + 1].ddrag -= g;
-        if (k) k->drag_bs += bs;
-    } else {
-        c[from].dvoid += g;
-        c[d + 1].dvoid -= g;
-        if (k) k->void_bs += bs;
-    }
-}
-
-void hp_ldv_death(const hp_rec *r, uint32_t d)
-{
-    die_at(r, __atomic_load_n(&r->word, __ATOMIC_RELAXED), d);
-}
-
-/* Tracking ends at census t: the object's biography so far is settled as
- * if it died after census t-1; from census t on it is INHERENT_USE. */
-void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
-{
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-    if (w & HP_LDV_INHERENT) return;
-    if (t > 0) die_at(r, w, t - 1);
-    __atomic_fetch_or(&r->word, HP_LDV_INHERENT, __ATOMIC_RELAXED);
-    hp_ldv.inherent_objects++;
-}
-
-/* ---- Async-signal-safe from here: fault handlers and wrappers. ---- */
-int hp_ldv_use(const hp_ldv_ent *e, int is_write)
-{
-    hp_rec *r = &hp_ldv.recs[e->idx];
-    if (r->base != e->base) return 0;   /* not the record indexed (cannot happen) */
-    uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    if (is_write && r->birth >= period) return 0;   /* initialisation */
-    uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-    while (!(w & HP_LDV_INHERENT) &&
-           (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (period & HP_LDV_PERIOD))) {
-        if (__atomic_compare_exchange_n(&r->word, &w, want, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
-{
-    if (n == 0 || hp_ldv.nents == 0) return;
-    uintptr_t end = p + n;
-    if (end < p) end = UINTPTR_MAX;
-    /* First entry whose object ends after p. */
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= p) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
-        hp_ldv_use(&hp_ldv.ents[i], is_write);
-        atomic_fetch_add_explicit(&hp_ldv.sys_uses, 1, memory_order_relaxed);
-    }
-}
-
-/* ---- Output (exit, or the SIGINT/SIGTERM path). ---- */
-void hp_ldv_write_samples(int fd)
-{
-    static const char *const labels[5] = {"VOID", "LAG", "USE", "INHERENT_USE", "DRAG"};
-    census *c = cen();
-    int64_t vd = 0, dr = 0;
-    double last = 0;
-    for (uint32_t t = 1; t <= ncensus; t++) {
-        vd += c[t].dvoid;
-        dr += c[t].ddrag;
-        uint64_t v[5];
-        v[0] = vd > 0 ? (uint64_t)vd : 0;
-        v[1] = c[t].notused > v[0] ? c[t].notused - v[0] : 0;
-        v[4] = dr > 0 ? (uint64_t)dr : 0;
-        v[2] = c[t].used > v[4] ? c[t].used - v[4] : 0;
-        v[3] = c[t].inh;
-        double when = c[t].time < last ? last : c[t].time;
-        last = when;
-        hp_hp_sample(&out, fd, when, labels, v, 5);
-    }
-}
-
-static void row(uint32_t name, double bs, double total)
-{
-    hp_buf_str(&out, "  ");
-    hp_buf_fixed(&out, bs, 3);
-    hp_buf_str(&out, "  ");
-    hp_buf_fixed(&out, total > 0 ? 100.0 * bs / total : 0, 1);
-    hp_buf_str(&out, "%  ");
-    hp_buf_str(&out, hp_names_full(name));
-    hp_buf_chr(&out, '\n');
-}
-
-/* Stacks that print the same are one row, as in the .prof table above:
- * fold the costs by full name. */
-static void fold_by_name(void)
-{
-    const ccs_cost *k = (const ccs_cost *)cost_vec.base;
-    if (nname_cost) memset(name_cost_vec.base, 0, (size_t)nname_cost * sizeof(ccs_cost));
-    for (uint32_t i = 0; i < ncost; i++) {
-        if (k[i].drag_bs <= 0 && k[i].void_bs <= 0) continue;
-        uint32_t id = hp_names_full_of(i);
-        if (id >= nname_cost) {
-            if (hp_vec_ensure(&name_cost_vec, ((size_t)id + 1) * sizeof(ccs_cost)) != 0) continue;
-            memset((ccs_cost *)name_cost_vec.base + nname_cost, 0,
-                   ((size_t)id + 1 - nname_cost) * sizeof(ccs_cost));
-            nname_cost = id + 1;
-        }
-        ccs_cost *c = &((ccs_cost *)name_cost_vec.base)[id];
-        c->drag_bs += k[i].drag_bs;
-        c->void_bs += k[i].void_bs;
-    }
-}
-
-/* The top names by drag (which = 0) or void (1), 20 rows (after
- * fold_by_name). */
-static void table(int which)
-{
-    ccs_cost *k = (ccs_cost *)name_cost_vec.base;
-    uint32_t ncost = nname_cost;
-    double total = 0;
-    for (uint32_t i = 0; i < ncost; i++) total += which ? k[i].void_bs : k[i].drag_bs;
-    hp_buf_str(&out, which ? "\nTop cost-centre stacks by VOID (bytes x seconds never used):\n"
-                           : "\nTop cost-centre stacks by DRAG (bytes x seconds held after last use):\n");
-    hp_buf_str(&out, "  byte-seconds  share  cost-centre stack\n");
-    double prev = -1;
-    uint32_t prev_id = UINT32_MAX;
-    for (int n = 0; n < 20; n++) {
-        /* The next largest after (prev, prev_id), ties by id. */
-        uint32_t best = UINT32_MAX;
-        double bv = 0;
-        for (uint32_t i = 0; i < ncost; i++) {
-            double v = which ? k[i].void_bs : k[i].drag_bs;
-            if (v <= 0) continue;
-            if (prev >= 0 && (v > prev || (v == prev && i <= prev_id))) continue;
-            if (best == UINT32_MAX || v > bv) { best = i; bv = v; }
-        }
-        if (best == UINT32_MAX) break;
-        row(best, bv, total);
-        prev = bv;
-        prev_id = best;
-    }
-    if (prev < 0) hp_buf_str(&out, "  (none)\n");
-    if (which) hp_buf_chr(&out, '\n');
-}
-
-static void line_u64(const char *key, uint64_t v)
-{
-    hp_buf_strw(&out, key, 28);
-    hp_buf_u64(&out, v);
-    hp_buf_chr(&out, '\n');
-}
-
-void hp_ldv_write_prof(int fd)
-{
-    hp_buf_reset(&out);
-    hp_buf_str(&out, "\nLag, drag, void, use (HEAPPROF=ldv, policy ");
-    hp_buf_str(&out, !hp_ldv.precise ? "page" : hp_ldv.repeat ? "adaptive" : "precise");
-    if (hp_ldv.repeat) {
-        hp_buf_str(&out, ", repeat=");
-        hp_buf_u64(&out, hp_ldv.repeat);
-    }
-    hp_buf_str(&out, ")\n");
-    line_u64("  censuses", ncensus);
-    line_u64("  protect passes", hp_ldv.passes);
-    line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);
-    line_u64("  protect (ms)", hp_ldv.protect_ns / 1000000);
-    line_u64("  open at collections (ms)", hp_ldv.open_ns / 1000000);
-    line_u64("  pages protected (last)", hp_ldv.pages_protected);
-    line_u64("  runs protected (most)", hp_ldv.max_runs);
-    line_u64("  faults", atomic_load(&hp_ldv.faults));
-    line_u64("  collector faults", atomic_load(&hp_ldv.gc_faults));
-    line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
-    line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
-    line_u64("  uses recorded", atomic_load(&hp_ldv.uses));
-    line_u64("  system-call buffer uses", atomic_load(&hp_ldv.sys_uses));
-    line_u64("  EFAULT retries", atomic_load(&hp_ldv.efault_retries));
-    line_u64("  map-entry budget", hp_ldv.map_budget > 0 ? (uint64_t)hp_ldv.map_budget : 0);
-    line_u64("  coarse opens (budget)", atomic_load(&hp_ldv.coarse_opens));
-    line_u64("  runs left unprotected", hp_ldv.runs_skipped);
-    line_u64("  objects made INHERENT_USE", hp_ldv.inherent_objects);
-    if (hp_ldv.runs_skipped || hp_ldv.inherent_objects || atomic_load(&hp_ldv.coarse_opens) ||
-        atomic_load(&hp_ldv.enomem))
-        hp_buf_str(&out, "  (precision degraded: the kernel's map-entry budget (vm.max_map_count)\n"
-                         "   did not allow protecting or opening every page singly; see\n"
-                         "   doc/limitations.md)\n");
-    fold_by_name();
-    table(0);
-    table(1);
-    hp_buf_write(&out, fd);
-}
-/* ---- end of async-signal-safe code ---- */

@@ -4,11 +4,14 @@
  * it belongs (runtime start-up, collection events, the census sweep, the
  * finisher). Everything else of the mode lives in ldv/: the LDV word and the
  * post-mortem bands (hp_ldv.c), page protection and the address index
- * (hp_ldv_prot.c), the fault handlers and sigaction interposition
- * (hp_ldv_trap.c), and the system-call and stdio wrappers (hp_ldv_sys.c).
+ * (hp_ldv_prot*.c), the fault handlers (hp_ldv_trap*.c), the biography
+ * (hp_ldv_bio_sigsafe.c), and what the system-call and stdio interposers
+ * do with a call's buffers (hp_ldv_syscall_sigsafe.c; the interposers
+ * themselves are entry points in preload/).
  * See doc/semantics.md ("Lag, drag, void, use") for what the bands mean. */
 #ifndef HP_LDV_H
 #define HP_LDV_H
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hp_shadow.h"
@@ -55,5 +58,34 @@ void hp_ldv_write_samples(int fd);
 void hp_ldv_write_prof(int fd);
 /* Stop trapping (before the last death pass at exit). */
 void hp_ldv_stop(void);
+
+/* ---- The interposers' part (preload/hp_libc_wrappers.c): a call's
+ * buffers (the kernel reads them: kwrite 0; writes them: kwrite 1) make
+ * one span, used and opened before the call, in flight during it.
+ * Async-signal-safe; nothing happens outside ldv mode. ---- */
+typedef struct hp_ldv_span { uintptr_t lo, hi; int slot, any; } hp_ldv_span;
+#define HP_LDV_SPAN_INIT {0, 0, -1, 0}
+struct iovec;
+struct msghdr;
+int hp_ldv_sys_active(void);
+void hp_ldv_sys_buf(hp_ldv_span *s, uintptr_t a, size_t n, int kwrite);
+void hp_ldv_sys_iov(hp_ldv_span *s, const struct iovec *v, int cnt, int kwrite);
+void hp_ldv_sys_msg(hp_ldv_span *s, const struct msghdr *m, int kwrite);
+/* A path name (and an argument vector's strings and array). */
+void hp_ldv_sys_path(hp_ldv_span *s, const char *p);
+void hp_ldv_sys_argv(hp_ldv_span *s, char *const *v);
+/* Around the real call; retry: the call failed with EFAULT on the span
+ * (a protect pass raced it): open it again and say whether to retry. */
+void hp_ldv_sys_begin(hp_ldv_span *s);
+void hp_ldv_sys_end(hp_ldv_span *s);
+int hp_ldv_sys_retry(hp_ldv_span *s, int *tries);
+
+/* ---- The sigaction/signal interposers' part (preload/
+ * hp_sigaction_wrappers.c): the program's action for a signal heapprof
+ * handles itself (SIGSEGV; SIGTRAP with single steps), kept here and
+ * chained to by heapprof's handler; NULL for every other signal (the call
+ * goes straight through). */
+struct sigaction;
+struct sigaction *hp_ldv_program_action(int sig);
 
 #endif

@@ -10,6 +10,7 @@
 #include <ucontext.h>
 
 #include "ldv/hp_ldv.h"
+#include "core/hp_buf.h"
 #include "core/hp_mem.h"
 
 /* The LDV word (hp_rec.word in ldv mode): the creation period is the
@@ -68,6 +69,37 @@ typedef struct hp_ldv_state {
 
 extern hp_ldv_state hp_ldv;
 
+/* The biography's state (hp_ldv_bio_sigsafe.c; reserved by hp_ldv.c). */
+typedef struct hp_ldv_census {
+    double time;                  /* profile seconds */
+    uint64_t notused, used, inh;  /* live bytes by state at this census */
+    int64_t dvoid, ddrag;         /* difference arrays (voidNew, dragNew) */
+} hp_ldv_census;
+typedef struct hp_ldv_cost { double drag_bs, void_bs; } hp_ldv_cost;  /* byte-seconds */
+typedef struct hp_ldv_bio {
+    hp_vec census_vec;            /* hp_ldv_census[t], t = 0 .. ncensus + 1 */
+    uint32_t ncensus;             /* highest census number begun */
+    hp_vec cost_vec;              /* hp_ldv_cost[ccs] */
+    uint32_t ncost;
+    hp_vec name_cost_vec;         /* hp_ldv_cost[full name id]: stacks folded by name */
+    uint32_t nname_cost;
+    hp_buf out;
+} hp_ldv_bio;
+extern hp_ldv_bio hp_ldv_bio_;
+
+/* hp_ldv_prot.c and hp_ldv_prot_sigsafe.c share: system-call spans in
+ * flight, the protect pass's flag, the per-page counters of the adaptive
+ * policy. */
+#define HP_LDV_INFLIGHT_SLOTS 256
+#define HP_LDV_BLOCK_PAGES 256u             /* coarse open: 1 MiB */
+typedef struct hp_ldv_inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } hp_ldv_inflight;
+typedef struct hp_ldv_prot_state {
+    hp_ldv_inflight slots[HP_LDV_INFLIGHT_SLOTS];
+    _Atomic int protecting;
+    hp_vec waste_vec;                       /* fruitless faults per page */
+} hp_ldv_prot_state;
+extern hp_ldv_prot_state hp_ldv_prot_;
+
 /* hp_ldv_prot.c */
 int hp_ldv_prot_init(void);
 /* The index entry covering addr, or NULL. Handler-safe. */
@@ -111,11 +143,23 @@ void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */
 void hp_ldv_make_inherent(hp_rec *r, uint32_t t);
 
-/* hp_ldv_trap.c */
+/* hp_ldv_trap.c: install the handlers. */
 int hp_ldv_trap_init(char *err, unsigned long errlen);
+/* hp_ldv_trap_sigsafe.c: the handlers, and what they share with
+ * hp_ldv_trap.c: the program's actions, chained to, and the mask the
+ * handlers run with. */
+typedef struct hp_ldv_trap_state {
+    int installed;
+    struct sigaction prev_segv, prev_trap;
+    sigset_t handler_mask;
+} hp_ldv_trap_state;
+extern hp_ldv_trap_state hp_ldv_trap_;
+void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv);
+void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv);
 
-/* hp_ldv_sys.c: the real functions, resolved at start. */
-void hp_ldv_sys_init(void);
-void hp_ldv_sys_attach(void);   /* once libgc is known */
+/* hp_ldv_syscall_sigsafe.c: the collector's heap test, found once libgc
+ * is known (hp_ldv_trap.c's attach). */
+extern int (*hp_ldv_gc_is_heap_ptr)(const void *);
+extern int (*hp_ldv_gc_is_init_called)(void);
 
 #endif

@@ -1,6 +1,8 @@
-/* hp_ldv_prot: page protection for ldv mode: the address index of live
- * records, the runs of pages protected after each sweep, opening pages on a
- * trap, the map-entry budget, and system-call buffers in flight.
+/* hp_ldv_prot: page protection for ldv mode, the owner's side: the address
+ * index of live records, the runs of pages protected after each sweep, the
+ * map-entry budget. What fault handlers and the interposers do (find an
+ * address, open a page, note a buffer in flight) is in
+ * hp_ldv_prot_sigsafe.c.
  *
  * Protocol (see hp_ldv_internal.h): the owner (collection callback, lock
  * held) sets `collecting` and opens every run at START, waiting for fault
@@ -23,12 +25,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define INFLIGHT_SLOTS 256
-#define BLOCK_PAGES 256u                      /* coarse open: 1 MiB */
+#define slots hp_ldv_prot_.slots
+#define protecting hp_ldv_prot_.protecting
+#define waste_vec hp_ldv_prot_.waste_vec
+#define INFLIGHT_SLOTS HP_LDV_INFLIGHT_SLOTS
 
-typedef struct inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } inflight;
-
-static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec, waste_vec;
+static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
 static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
 static int cur;                       /* which of ents_vec/ents2_vec holds the index */
 static size_t remap_len;              /* records swept since the last pass (0: none) */
@@ -37,8 +39,6 @@ static int remap_open;                /* a sweep is filling the map */
 static size_t indexed_len;            /* table length when the index was built */
 static int index_valid;
 static size_t index_n;                /* entries of the previous index */
-static inflight slots[INFLIGHT_SLOTS];
-static _Atomic int protecting;
 static long map_baseline;
 static uint64_t baseline_read_ns;
 
@@ -424,131 +424,3 @@ void hp_ldv_protect(void)
 }
 /* ---- end of collector-callback code ---- */
 
-/* ---- Async-signal-safe from here (fault handlers, wrappers). ---- */
-int hp_ldv_protecting(void) { return atomic_load(&protecting); }
-
-const hp_ldv_run *hp_ldv_find_run(uintptr_t addr)
-{
-    if (addr < hp_ldv.lo || addr >= hp_ldv.hi) return NULL;
-    size_t lo = 0, hi = hp_ldv.nruns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.runs[mid].hi <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < hp_ldv.nruns && hp_ldv.runs[lo].lo <= addr) return &hp_ldv.runs[lo];
-    return NULL;
-}
-
-const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
-{
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {   /* first entry with base > addr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
-    return addr < e->base + e->size ? e : NULL;
-}
-
-static int open_span(uintptr_t lo, uintptr_t hi)
-{
-    if (hp_sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
-    atomic_fetch_add(&hp_ldv.enomem, 1);
-    return -1;
-}
-
-int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
-{
-    uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
-    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
-    if (used + 2 <= hp_ldv.map_budget) {
-        atomic_fetch_add(&hp_ldv.opens, 1);
-        if (open_span(page, page + HP_PAGE) == 0) return 0;
-    }
-    /* Over budget (or the kernel said ENOMEM): open the aligned block
-     * around the page, then the whole run; both merge map entries back. */
-    atomic_fetch_add(&hp_ldv.coarse_opens, 1);
-    uintptr_t blo = addr & ~(uintptr_t)(BLOCK_PAGES * HP_PAGE - 1);
-    uintptr_t bhi = blo + BLOCK_PAGES * HP_PAGE;
-    if (blo < run->lo) blo = run->lo;
-    if (bhi > run->hi) bhi = run->hi;
-    if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi) == 0) {
-        atomic_fetch_add(&hp_ldv.opens, 1);
-        return 1;
-    }
-    return open_span(run->lo, run->hi) == 0 ? 1 : -1;
-}
-
-void hp_ldv_open_range(uintptr_t p, size_t n)
-{
-    uintptr_t end = p + n;
-    if (end < p) end = UINTPTR_MAX;
-    for (uintptr_t a = p & ~(uintptr_t)(HP_PAGE - 1); a < end; a += HP_PAGE) {
-        const hp_ldv_run *r = hp_ldv_find_run(a);
-        if (!r) {
-            /* Skip to the next run. */
-            size_t lo = 0, hi = hp_ldv.nruns;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (hp_ldv.runs[mid].lo <= a) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo >= hp_ldv.nruns || hp_ldv.runs[lo].lo >= end) return;
-            a = hp_ldv.runs[lo].lo - HP_PAGE;
-            continue;
-        }
-        uintptr_t hi = r->hi < end ? r->hi : (end + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
-        if (hi > r->hi) hi = r->hi;
-        /* One mprotect for the part of the run under the buffer. */
-        if (hi - a > HP_PAGE) {
-            if (open_span(a, hi) != 0) open_span(r->lo, r->hi);
-            atomic_fetch_add(&hp_ldv.opens, 1);
-        } else {
-            hp_ldv_open_page(a, r);
-        }
-        a = hi - HP_PAGE;
-    }
-}
-
-void hp_ldv_reprotect_page(uintptr_t page)
-{
-    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
-        uintptr_t lo = atomic_load(&slots[s].lo);
-        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
-    }
-    hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE);
-}
-
-int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)
-{
-    _Atomic uint8_t *w = (_Atomic uint8_t *)waste_vec.base +
-                         run->off + ((addr - run->lo) >> HP_PAGE_SHIFT);
-    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
-    uint8_t n = atomic_load_explicit(w, memory_order_relaxed);
-    if (n < 255) atomic_store_explicit(w, (uint8_t)(n + 1), memory_order_relaxed);
-    return (unsigned)n + 1 >= lim;
-}
-
-int hp_ldv_inflight_begin(uintptr_t p, size_t n)
-{
-    if (!p) return -1;
-    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
-        uintptr_t z = 0;
-        if (atomic_load_explicit(&slots[s].lo, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&slots[s].lo, &z, UINTPTR_MAX)) {
-            atomic_store(&slots[s].hi, p + n);
-            atomic_store(&slots[s].lo, p);
-            return s;
-        }
-    }
-    return -1;
-}
-
-void hp_ldv_inflight_end(int slot)
-{
-    if (slot >= 0) atomic_store(&slots[slot].lo, 0);
-}
-/* ---- end of async-signal-safe code ---- */

@@ -1,14 +1,16 @@
-/* hp_ldv_sys: system calls and stdio calls given a buffer in the GC heap.
- * In ldv mode a buffer on a protected page would make the kernel fail with
- * EFAULT instead of faulting, so each wrapper records the access as a use
- * (the kernel reading a buffer is a read; writing one is a write), opens
- * the buffer's protected pages, marks the buffer "in flight" so that the
- * next protect pass leaves it open while the call blocks, calls the real
- * function and keeps its errno. An EFAULT that a protect pass caused anyway
- * (a race) is retried. In other modes each wrapper only forwards. */
+/* hp_libc_wrappers: heapprof's definitions of the system calls and stdio
+ * calls that take a buffer or a path (entry points, level 1), for mode
+ * ldv: a buffer in the GC heap on a protected page would make the kernel
+ * fail with EFAULT instead of faulting. Each interposer hands its buffers
+ * to ldv (ldv/hp_ldv.h: hp_ldv_sys_*, which records the use, opens the
+ * pages and marks the span in flight), calls the real function, retries
+ * an EFAULT that a protect pass caused, keeps its errno. In other modes
+ * ldv does nothing and each interposer only forwards. The real functions
+ * are found with dlsym(RTLD_NEXT) before any other constructor runs.
+ * Async-signal-safe where the real function is (a program may call write()
+ * from a signal handler): ldv's part is. */
 #undef _FILE_OFFSET_BITS   /* pread and pread64 are two symbols here */
-#include "ldv/hp_ldv_internal.h"
-#include "core/hp_real.h"
+#include "ldv/hp_ldv.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,9 +66,6 @@ static struct {
     HP_SYS_FUNCTIONS(FIELD)
 #undef FIELD
 } real;
-static int (*is_heap_ptr)(const void *);
-static int (*is_init_called)(void);
-static int gc_ready;   /* the collector is initialised: GC_is_heap_ptr works */
 
 static void resolve(void)
 {
@@ -77,92 +76,15 @@ static void resolve(void)
 
 __attribute__((constructor(101))) static void early(void) { resolve(); }
 
-void hp_ldv_sys_init(void) { if (!real.write) resolve(); }
-
-void hp_ldv_sys_attach(void)
-{
-    is_init_called = (int (*)(void))dlsym(RTLD_NEXT, "GC_is_init_called");
-    is_heap_ptr = (int (*)(const void *))dlsym(RTLD_NEXT, "GC_is_heap_ptr");
-}
-
 #define REAL(name) (real.name ? real.name : (resolve(), real.name))
-
-/* ---- Async-signal-safe from here (wrappers may run in signal handlers). ---- */
-typedef struct span { uintptr_t lo, hi; int slot, any; } span;
-
-static int in_gc(uintptr_t p, size_t n)
-{
-    if (!n) return 0;
-    if (p < hp_ldv.hi && p + n > hp_ldv.lo) return 1;
-    if (!is_heap_ptr) return 0;
-    if (!gc_ready) {
-        if (!is_init_called || !is_init_called()) return 0;
-        gc_ready = 1;
-    }
-    return is_heap_ptr((void *)p) || is_heap_ptr((void *)(p + n - 1));
-}
-
-/* One buffer the kernel will read (kwrite 0) or write (kwrite 1). */
-static void buf(span *s, uintptr_t a, size_t n, int kwrite)
-{
-    if (!hp_ldv.active || !a || !n || !in_gc(a, n)) return;
-    if (!s->any || a < s->lo) s->lo = a;
-    if (!s->any || a + n > s->hi) s->hi = a + n;
-    s->any = 1;
-    atomic_fetch_add(&hp_ldv.handlers, 1);
-    if (!atomic_load(&hp_ldv.collecting)) {
-        hp_ldv_use_range(a, n, kwrite);
-        hp_ldv_open_range(a, n);
-    }
-    atomic_fetch_sub(&hp_ldv.handlers, 1);
-}
-
-static void iov(span *s, const struct iovec *v, int cnt, int kwrite)
-{
-    if (!hp_ldv.active || !v || cnt <= 0) return;
-    buf(s, (uintptr_t)(v), (size_t)cnt * sizeof *v, 0);
-    for (int i = 0; i < cnt; i++) buf(s, (uintptr_t)(v[i].iov_base), v[i].iov_len, kwrite);
-}
-
-static void msg(span *s, const struct msghdr *m, int kwrite)
-{
-    if (!hp_ldv.active || !m) return;
-    buf(s, (uintptr_t)(m), sizeof *m, 0);
-    buf(s, (uintptr_t)(m->msg_name), m->msg_namelen, kwrite);
-    buf(s, (uintptr_t)(m->msg_control), m->msg_controllen, kwrite);
-    iov(s, m->msg_iov, (int)m->msg_iovlen, kwrite);
-}
-
-static void begin(span *s)
-{
-    if (s->any) s->slot = hp_ldv_inflight_begin(s->lo, s->hi - s->lo);
-}
-
-static void end(span *s)
-{
-    if (s->any) hp_ldv_inflight_end(s->slot);
-}
-
-/* An EFAULT on a heap buffer: wait for a protect pass to end, open the
- * buffer's pages again, and say whether to retry. */
-static int retry(span *s, int *tries)
-{
-    if (!s->any || errno != EFAULT || ++*tries > 3) return 0;
-    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) sched_yield();
-    atomic_fetch_add(&hp_ldv.handlers, 1);
-    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_open_range(s->lo, s->hi - s->lo);
-    atomic_fetch_sub(&hp_ldv.handlers, 1);
-    atomic_fetch_add(&hp_ldv.efault_retries, 1);
-    return 1;
-}
 
 #define CALL(ret_t, call, failed)                                   \
     int saved_ = errno, tries_ = 0;                                 \
-    begin(&s_);                                                     \
+    hp_ldv_sys_begin(&s_);                                                     \
     ret_t r_;                                                       \
-    do { errno = saved_; r_ = call; } while ((failed) && retry(&s_, &tries_)); \
+    do { errno = saved_; r_ = call; } while ((failed) && hp_ldv_sys_retry(&s_, &tries_)); \
     int e_ = errno;                                                 \
-    end(&s_);                                                       \
+    hp_ldv_sys_end(&s_);                                                       \
     errno = e_;                                                     \
     return r_;
 
@@ -173,8 +95,8 @@ static int retry(span *s, int *tries)
 #define BUFCALL(ret_t, name, params, args, p, len, writes, failed)  \
     EXPORT ret_t name params                                        \
     {                                                               \
-        span s_ = {0, 0, -1, 0};                                    \
-        buf(&s_, (uintptr_t)(p), len, writes);                      \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                    \
+        hp_ldv_sys_buf(&s_, (uintptr_t)(p), len, writes);                      \
         CALL(ret_t, REAL(name) args, failed)                        \
     }
 
@@ -184,15 +106,15 @@ BUFCALL(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n), b, n, 0, 
 
 EXPORT ssize_t readv(int fd, const struct iovec *v, int c)
 {
-    span s_ = {0, 0, -1, 0};
-    iov(&s_, v, c, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_iov(&s_, v, c, 1);
     CALL(ssize_t, REAL(readv)(fd, v, c), r_ < 0)
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *v, int c)
 {
-    span s_ = {0, 0, -1, 0};
-    iov(&s_, v, c, 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_iov(&s_, v, c, 0);
     CALL(ssize_t, REAL(writev)(fd, v, c), r_ < 0)
 }
 
@@ -208,19 +130,19 @@ BUFCALL(ssize_t, recv, (int fd, void *b, size_t n, int f), (fd, b, n, f), b, n, 
 
 EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)(b), n, 1);
     if (al) {
-        buf(&s_, (uintptr_t)(al), sizeof *al, 1);
-        buf(&s_, (uintptr_t)(a), *al, 1);
+        hp_ldv_sys_buf(&s_, (uintptr_t)(al), sizeof *al, 1);
+        hp_ldv_sys_buf(&s_, (uintptr_t)(a), *al, 1);
     }
     CALL(ssize_t, REAL(recvfrom)(fd, b, n, f, a, al), r_ < 0)
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
 {
-    span s_ = {0, 0, -1, 0};
-    msg(&s_, m, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_msg(&s_, m, 1);
     CALL(ssize_t, REAL(recvmsg)(fd, m, f), r_ < 0)
 }
 
@@ -229,16 +151,16 @@ BUFCALL(ssize_t, send, (int fd, const void *b, size_t n, int f), (fd, b, n, f), 
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int f, const struct sockaddr *a,
                       socklen_t al)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)(b), n, 0);
-    buf(&s_, (uintptr_t)(a), al, 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)(b), n, 0);
+    hp_ldv_sys_buf(&s_, (uintptr_t)(a), al, 0);
     CALL(ssize_t, REAL(sendto)(fd, b, n, f, a, al), r_ < 0)
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 {
-    span s_ = {0, 0, -1, 0};
-    msg(&s_, m, 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_msg(&s_, m, 0);
     CALL(ssize_t, REAL(sendmsg)(fd, m, f), r_ < 0)
 }
 
@@ -256,46 +178,31 @@ BUFCALL(size_t, fread_unlocked, (void *p, size_t sz, size_t n, FILE *f), (p, sz,
 
 EXPORT int fputs(const char *str, FILE *f)
 {
-    span s_ = {0, 0, -1, 0};
-    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    if (hp_ldv_sys_active()) hp_ldv_sys_buf(&s_, (uintptr_t)(str), strlen(str), 0);
     CALL(int, REAL(fputs)(str, f), 0)
 }
 
 EXPORT int fputs_unlocked(const char *str, FILE *f)
 {
-    span s_ = {0, 0, -1, 0};
-    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    if (hp_ldv_sys_active()) hp_ldv_sys_buf(&s_, (uintptr_t)(str), strlen(str), 0);
     CALL(int, REAL(fputs_unlocked)(str, f), 0)
 }
 
 EXPORT int puts(const char *str)
 {
-    span s_ = {0, 0, -1, 0};
-    if (hp_ldv.active) buf(&s_, (uintptr_t)(str), strlen(str), 0);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    if (hp_ldv_sys_active()) hp_ldv_sys_buf(&s_, (uintptr_t)(str), strlen(str), 0);
     CALL(int, REAL(puts)(str), 0)
 }
-/* Calls given path names (and argument vectors): a path in the GC heap
- * (GC_strdup'ed, built with GC_malloc) is read by the kernel. */
-static void path(span *s, const char *p)
-{
-    if (hp_ldv.active && p) buf(s, (uintptr_t)p, strlen(p) + 1, 0);
-}
-
-static void argv_(span *s, char *const *v)
-{
-    if (!hp_ldv.active || !v) return;
-    size_t n = 0;
-    while (v[n]) path(s, v[n++]);
-    buf(s, (uintptr_t)v, (n + 1) * sizeof *v, 0);
-}
-
 /* A call taking up to two paths; `failed` tests its result r_. */
 #define PATHCALL_IF(ret_t, name, params, args, p1, p2, failed)       \
     EXPORT ret_t name params                                         \
     {                                                                \
-        span s_ = {0, 0, -1, 0};                                     \
-        path(&s_, p1);                                               \
-        path(&s_, p2);                                               \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                     \
+        hp_ldv_sys_path(&s_, p1);                                               \
+        hp_ldv_sys_path(&s_, p2);                                               \
         CALL(ret_t, REAL(name) args, failed)                         \
     }
 #define PATHCALL(ret_t, name, params, args, p1, p2) \
@@ -314,8 +221,8 @@ EXPORT int open(const char *p, int flags, ...)
     va_start(ap, flags);
     mode_t m = mode_arg(flags, ap);
     va_end(ap);
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
     CALL(int, REAL(open)(p, flags, m), r_ < 0)
 }
 
@@ -325,8 +232,8 @@ EXPORT int open64(const char *p, int flags, ...)
     va_start(ap, flags);
     mode_t m = mode_arg(flags, ap);
     va_end(ap);
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
     CALL(int, REAL(open64)(p, flags, m), r_ < 0)
 }
 
@@ -336,8 +243,8 @@ EXPORT int openat(int d, const char *p, int flags, ...)
     va_start(ap, flags);
     mode_t m = mode_arg(flags, ap);
     va_end(ap);
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
     CALL(int, REAL(openat)(d, p, flags, m), r_ < 0)
 }
 
@@ -347,8 +254,8 @@ EXPORT int openat64(int d, const char *p, int flags, ...)
     va_start(ap, flags);
     mode_t m = mode_arg(flags, ap);
     va_end(ap);
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
     CALL(int, REAL(openat64)(d, p, flags, m), r_ < 0)
 }
 
@@ -375,111 +282,111 @@ PATHCALL(int, chmod, (const char *p, mode_t m), (p, m), p, NULL)
 
 EXPORT ssize_t readlink(const char *restrict p, char *restrict b, size_t n)
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(readlink)(p, b, n), r_ < 0)
 }
 
 EXPORT char *realpath(const char *restrict p, char *restrict out)
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    if (out) buf(&s_, (uintptr_t)out, PATH_MAX, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    if (out) hp_ldv_sys_buf(&s_, (uintptr_t)out, PATH_MAX, 1);
     CALL(char *, REAL(realpath)(p, out), r_ == NULL)
 }
 
 EXPORT int execve(const char *p, char *const a[], char *const e[])
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    argv_(&s_, a);
-    argv_(&s_, e);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_argv(&s_, a);
+    hp_ldv_sys_argv(&s_, e);
     CALL(int, REAL(execve)(p, a, e), r_ < 0)
 }
 
 EXPORT int execv(const char *p, char *const a[])
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    argv_(&s_, a);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_argv(&s_, a);
     CALL(int, REAL(execv)(p, a), r_ < 0)
 }
 
 EXPORT int execvp(const char *p, char *const a[])
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    argv_(&s_, a);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_argv(&s_, a);
     CALL(int, REAL(execvp)(p, a), r_ < 0)
 }
 EXPORT ssize_t __read_chk(int fd, void *b, size_t n, size_t blen)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(__read_chk)(fd, b, n, blen), r_ < 0)
 }
 
 EXPORT ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(__pread_chk)(fd, b, n, o, blen), r_ < 0)
 }
 
 EXPORT ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(__pread64_chk)(fd, b, n, o, blen), r_ < 0)
 }
 
 EXPORT ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int f)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(__recv_chk)(fd, b, n, blen, f), r_ < 0)
 }
 
 EXPORT ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int f,
                               struct sockaddr *a, socklen_t *al)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     if (al) {
-        buf(&s_, (uintptr_t)al, sizeof *al, 1);
-        buf(&s_, (uintptr_t)a, *al, 1);
+        hp_ldv_sys_buf(&s_, (uintptr_t)al, sizeof *al, 1);
+        hp_ldv_sys_buf(&s_, (uintptr_t)a, *al, 1);
     }
     CALL(ssize_t, REAL(__recvfrom_chk)(fd, b, n, blen, f, a, al), r_ < 0)
 }
 
 EXPORT size_t __fread_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)p, sz * n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)p, sz * n, 1);
     CALL(size_t, REAL(__fread_chk)(p, plen, sz, n, f), 0)
 }
 
 EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t sz, size_t n, FILE *f)
 {
-    span s_ = {0, 0, -1, 0};
-    buf(&s_, (uintptr_t)p, sz * n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_buf(&s_, (uintptr_t)p, sz * n, 1);
     CALL(size_t, REAL(__fread_unlocked_chk)(p, plen, sz, n, f), 0)
 }
 
 EXPORT ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen)
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    buf(&s_, (uintptr_t)b, n, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_buf(&s_, (uintptr_t)b, n, 1);
     CALL(ssize_t, REAL(__readlink_chk)(p, b, n, blen), r_ < 0)
 }
 
 EXPORT char *__realpath_chk(const char *p, char *out, size_t outlen)
 {
-    span s_ = {0, 0, -1, 0};
-    path(&s_, p);
-    if (out) buf(&s_, (uintptr_t)out, outlen, 1);
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    if (out) hp_ldv_sys_buf(&s_, (uintptr_t)out, outlen, 1);
     CALL(char *, REAL(__realpath_chk)(p, out, outlen), r_ == NULL)
 }
 
@@ -487,4 +394,3 @@ PATHCALL(int, __open_2, (const char *p, int f), (p, f), p, NULL)
 PATHCALL(int, __open64_2, (const char *p, int f), (p, f), p, NULL)
 PATHCALL(int, __openat_2, (int d, const char *p, int f), (d, p, f), p, NULL)
 PATHCALL(int, __openat64_2, (int d, const char *p, int f), (d, p, f), p, NULL)
-/* ---- end of async-signal-safe code ---- */

@@ -1,0 +1,199 @@
+/* hp_ldv_trap_sigsafe: mode ldv's fault handlers. SIGSEGV on a protected
+ * page is a use: the page is opened, and the faulting instruction is
+ * performed in the handler (hp_ldv_emul_sigsafe.c) or single-stepped
+ * (SIGTRAP, the precise policy) before the page is protected again; a
+ * fault that is not ldv's goes to the program's action (hp_ldv_trap.c
+ * keeps it) or the default one. Async-signal-safe throughout. */
+#include "ldv/hp_ldv_internal.h"
+#include "core/hp_real.h"
+#include "core/hp_rt.h"
+#include "core/hp_sys.h"
+#include "core/hp_thread.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+
+#define TF 0x100   /* EFLAGS trap flag */
+#define PEND_MAX 8
+
+hp_ldv_trap_state hp_ldv_trap_;
+#define installed hp_ldv_trap_.installed
+#define prev_segv hp_ldv_trap_.prev_segv
+#define prev_trap hp_ldv_trap_.prev_trap
+#define handler_mask hp_ldv_trap_.handler_mask
+
+/* Per-thread: pages opened for the instruction being stepped, and the last
+ * fault (a fault that repeats at once was not cured by opening the page). */
+typedef struct trap_tls {
+    uintptr_t pend[PEND_MAX];
+    int npend;
+    uintptr_t last_addr;
+    uint64_t last_pass;
+    int repeats;
+    uintptr_t coll_addr;   /* the same, for faults while a collection runs */
+    uint64_t coll_pass;
+    int coll_tries;
+    uintptr_t code_ok[8];  /* code pages (page number + 1) seen readable */
+} trap_tls;
+static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
+
+static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
+{
+    if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction) {
+        void (*fn)(int, siginfo_t *, void *) = p->sa_sigaction;
+        if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
+        pthread_sigmask(SIG_BLOCK, &p->sa_mask, NULL);
+        fn(sig, si, uc);
+        return;
+    }
+    if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+        void (*fn)(int) = p->sa_handler;
+        if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
+        pthread_sigmask(SIG_BLOCK, &p->sa_mask, NULL);
+        fn(sig);
+        return;
+    }
+    if (sig == SIGTRAP && !(p->sa_flags & SA_SIGINFO) && p->sa_handler == SIG_IGN) return;
+    /* The default action: restore it; a fault re-executes the instruction
+     * and dies of it (core and all), a sent signal is sent again. */
+    struct sigaction d;
+    memset(&d, 0, sizeof d);
+    d.sa_handler = SIG_DFL;
+    hp_sys_sigaction(sig, &d, NULL);
+    if (si->si_code <= 0 || sig == SIGTRAP) raise(sig);
+}
+
+/* The collector's or heapprof's own access: code in libgc or heapprof, or
+ * the C library called from inside a GC_ entry point (memset, memcpy). */
+static int is_collector(uintptr_t pc)
+{
+    return (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) ||
+           (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) ||
+           hp_tls.depth > 0;
+}
+
+/* May the emulator read the instruction at pc? Code is readable unless it
+ * sits on an execute-only page (memory protection keys), where a read would
+ * fault inside this handler. Learnt once per page and thread by reading
+ * through process_vm_readv, which fails instead of faulting. */
+static int code_readable(uintptr_t pc)
+{
+    for (uintptr_t pg = pc >> 12; pg <= (pc + 15) >> 12; pg++) {
+        int known = 0;
+        for (int i = 0; i < 8; i++)
+            if (tt.code_ok[i] == pg + 1) known = 1;
+        if (known) continue;
+        unsigned char b;
+        if (hp_sys_read_own_memory(&b, (const void *)(pg << 12), 1) != 1) return 0;
+        memmove(&tt.code_ok[1], &tt.code_ok[0], 7 * sizeof tt.code_ok[0]);
+        tt.code_ok[0] = pg + 1;
+    }
+    return 1;
+}
+
+void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    ucontext_t *uc = ucv;
+    uintptr_t addr = (uintptr_t)si->si_addr;
+    if (si->si_code != SEGV_ACCERR) goto chain;
+    for (;;) {
+        atomic_fetch_add(&hp_ldv.handlers, 1);
+        if (!atomic_load(&hp_ldv.collecting)) break;
+        atomic_fetch_sub(&hp_ldv.handlers, 1);
+        if (hp_ldv_protecting()) {
+            while (hp_ldv_protecting()) ;       /* the pass ends soon */
+            continue;
+        }
+        /* A collection has begun: the page faulted while still protected
+         * and START opens it (wait for that, then run the instruction
+         * again); a fault that repeats once every page is open is not ours. */
+        while (atomic_load(&hp_ldv.opening)) ;
+        if (addr == tt.coll_addr && tt.coll_pass == hp_ldv.passes) {
+            if (++tt.coll_tries > 2) {
+                tt.coll_addr = 0;
+                goto chain;
+            }
+        } else {
+            tt.coll_addr = addr;
+            tt.coll_pass = hp_ldv.passes;
+            tt.coll_tries = 0;
+        }
+        errno = saved;
+        return;
+    }
+    tt.coll_addr = 0;
+    const hp_ldv_run *run = hp_ldv_find_run(addr);
+    if (!run) {
+        atomic_fetch_sub(&hp_ldv.handlers, 1);
+        goto chain;
+    }
+    if (addr == tt.last_addr && tt.last_pass == hp_ldv.passes && ++tt.repeats > 3) {
+        /* Opening did not cure it: the page is not (only) ours to open. */
+        atomic_fetch_sub(&hp_ldv.handlers, 1);
+        tt.repeats = 0;
+        goto chain;
+    }
+    if (addr != tt.last_addr || tt.last_pass != hp_ldv.passes) tt.repeats = 0;
+    tt.last_addr = addr;
+    tt.last_pass = hp_ldv.passes;
+    atomic_fetch_add_explicit(&hp_ldv.faults, 1, memory_order_relaxed);
+    int fresh = 0;   /* the fault found a new use */
+    if (is_collector((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
+        atomic_fetch_add_explicit(&hp_ldv.gc_faults, 1, memory_order_relaxed);
+    } else {
+        const hp_ldv_ent *e = hp_ldv_find(addr);
+        if (e) fresh = hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
+    }
+    int ok;
+    int step = hp_ldv.precise && tt.npend < PEND_MAX &&
+               (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
+    if (step) {
+        uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
+        ok = hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
+        if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
+            hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
+            /* Done here: protect the page again at once, no trap. */
+            if (!atomic_load(&hp_ldv.collecting)) hp_ldv_reprotect_page(page);
+            atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
+            tt.last_addr = 0;
+        } else if (ok) {
+            tt.pend[tt.npend++] = page;
+            uc->uc_mcontext.gregs[REG_EFL] |= TF;
+            atomic_fetch_add_explicit(&hp_ldv.steps, 1, memory_order_relaxed);
+        } else {
+            ok = hp_ldv_open_page(addr, run) >= 0;
+        }
+    } else {
+        ok = hp_ldv_open_page(addr, run) >= 0;
+    }
+    atomic_fetch_sub(&hp_ldv.handlers, 1);
+    if (!ok) goto chain;
+    errno = saved;
+    return;
+chain:
+    chain(sig, si, ucv, &prev_segv);
+    errno = saved;
+}
+
+void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    ucontext_t *uc = ucv;
+    if (tt.npend == 0) {
+        chain(sig, si, ucv, &prev_trap);
+        errno = saved;
+        return;
+    }
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TF;
+    atomic_fetch_add(&hp_ldv.handlers, 1);
+    if (!atomic_load(&hp_ldv.collecting))
+        for (int i = 0; i < tt.npend; i++) hp_ldv_reprotect_page(tt.pend[i]);
+    atomic_fetch_sub(&hp_ldv.handlers, 1);
+    tt.npend = 0;
+    tt.last_addr = 0;
+    errno = saved;
+}
