@@ -12,9 +12,6 @@
 __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
-static hp_vec stack_vec;              /* hp_stack_entry[] */
-static _Atomic uint32_t stacks_claimed, stacks_published;
-#define HP_STACKS_MAX (1u << 16)   /* threads named; later ones are named by address */
 static struct hp_caches *(*cache_get)(void);
 static void (*cache_put)(struct hp_caches *);
 
@@ -37,33 +34,7 @@ static void on_thread_exit(void *arg)
 void hp_thread_init_key(void)
 {
     pthread_key_create(&exit_key, on_thread_exit);
-    if (hp_vec_reserve(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry)) == 0)
-        hp_vec_ensure(&stack_vec, HP_STACKS_MAX * sizeof(hp_stack_entry));  /* pages fault in as used */
-}
-
-/* Lock-free append: claim a slot, fill it, then publish in order. */
-static void register_stack(uintptr_t lo, uintptr_t hi)
-{
-    if (!stack_vec.base || !hi) return;
-    uint32_t i = atomic_fetch_add(&stacks_claimed, 1);
-    if (i >= HP_STACKS_MAX) return;
-    hp_stack_entry *e = &((hp_stack_entry *)stack_vec.base)[i];
-    e->lo = lo;
-    e->hi = hi;
-    e->ordinal = i;
-    e->is_main = syscall(SYS_gettid) == getpid();
-    uint32_t expect = i;
-    while (!atomic_compare_exchange_weak(&stacks_published, &expect, i + 1)) expect = i;
-}
-
-/* ---- Called from collector callbacks with the world stopped: reads only. ---- */
-const hp_stack_entry *hp_thread_stack_of(uintptr_t addr)
-{
-    uint32_t n = atomic_load(&stacks_published);
-    const hp_stack_entry *s = (const hp_stack_entry *)stack_vec.base;
-    for (uint32_t i = n; i-- > 0;)
-        if (addr >= s[i].lo && addr < s[i].hi) return &s[i];
-    return NULL;
+    hp_thread_stacks_init();
 }
 
 int hp_thread_setup(hp_thread *t)
@@ -79,7 +50,7 @@ int hp_thread_setup(hp_thread *t)
         }
         pthread_attr_destroy(&attr);
     }
-    register_stack(t->stack_lo, t->stack_hi);
+    hp_thread_register_stack(t->stack_lo, t->stack_hi);
     t->log = hp_shadow_log_new();
     if (!t->log) return -1;
     t->caches = cache_get ? cache_get() : NULL;

@@ -46,6 +46,10 @@ typedef struct hp_stack_entry {
     uint32_t ordinal;   /* 0 for the first thread set up (main), then 1, 2, ... */
     uint32_t is_main;
 } hp_stack_entry;
+/* The registry (hp_thread_stacks_sigsafe.c): reserve it; add a thread's
+ * stack [lo, hi) (at its set-up). */
+void hp_thread_stacks_init(void);
+void hp_thread_register_stack(uintptr_t lo, uintptr_t hi);
 /* The entry whose stack holds `addr` (newest first), or NULL. */
 const hp_stack_entry *hp_thread_stack_of(uintptr_t addr);
 

@@ -4,13 +4,15 @@
  * (static data of each module less its exclusions, each thread's stack and
  * saved registers, GC_add_roots ranges, its own finalization structures,
  * and whatever a program's GC_push_other_roots pushes) through the exported
- * GC_push_all / GC_push_all_eager, through the PLT. heapprof defines both,
- * records each range pushed between MARK_START and MARK_END, and forwards.
+ * GC_push_all / GC_push_all_eager, through the PLT. heapprof defines both
+ * (preload/hp_push_wrappers.c), records each range pushed between
+ * MARK_START and MARK_END here, and forwards.
  * The collecting thread's own stack part near its stack pointer is copied
  * when pushed: by MARK_END the profiler's own frames overwrite it. */
 #ifndef HP_ROOTREC_H
 #define HP_ROOTREC_H
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef struct hp_root_range {
@@ -20,7 +22,26 @@ typedef struct hp_root_range {
     uint8_t eager;            /* pushed with GC_push_all_eager: interior pointers valid */
 } hp_root_range;
 
+#include "core/hp_mem.h"
+
+#define HP_RANGES_MAX 65536
+#define HP_SNAPSHOT_BYTES ((size_t)256 << 10)
+
+/* The ranges recorded and the snapshots of stack parts (hp_rootrec_sigsafe.c;
+ * reserved by hp_rootrec_init). */
+typedef struct hp_rootrec_state {
+    hp_vec range_vec, snap_vec;
+    _Atomic uint32_t nranges;
+    _Atomic size_t snap_used;
+    _Atomic int overflow;
+} hp_rootrec_state;
+extern hp_rootrec_state hp_rootrec_;
+
 int hp_rootrec_init(void);
+/* The collector pushed [bottom, top) (eager: with GC_push_all_eager, so
+ * interior pointers are valid): record it, copying the part of the pushing
+ * thread's own stack near its stack pointer. Mark phase, world stopped. */
+void hp_rootrec_pushed(void *bottom, void *top, int eager);
 /* The ranges pushed since the last reset (world stopped, lock held). In
  * incremental mode the collector pushes roots in the first increment of a
  * mark cycle and stacks again in later ones, so ranges accumulate over the

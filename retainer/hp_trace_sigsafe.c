@@ -1,63 +1,46 @@
-/* hp_trace: the shared heap traversal (see hp_trace.h).
+/* hp_trace_sigsafe: the shared heap traversal, the walk (see hp_trace.h).
  *
  * ---- Everything after hp_trace_init runs at MARK_END with the collector's
  * lock held and the world stopped: no lock, no malloc, no GC allocation;
  * only GC_base, GC_is_marked and GC_get_kind_and_size, which read the
  * collector's block headers. ---- */
 #include "retainer/hp_trace.h"
-#include "core/hp_hash.h"
-#include "core/hp_mem.h"
+#include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
 
-#include <dlfcn.h>
 #include <string.h>
+
+#define page_vec hp_trace_ix_.page_vec
+#define slot_vec hp_trace_ix_.slot_vec
+#define pages hp_trace_ix_.pages
+#define page_cap hp_trace_ix_.page_cap
+#define pages_used hp_trace_ix_.pages_used
+#define slots hp_trace_ix_.slots
+#define slots_used hp_trace_ix_.slots_used
+#define slots_cap hp_trace_ix_.slots_cap
+#define index_vec hp_trace_ix_.index_vec
+#define cur_index hp_trace_ix_.cur_index
+#define table hp_trace_ix_.table
+#define cap hp_trace_ix_.cap
+#define used hp_trace_ix_.used
+#define last_page hp_trace_ix_.last_page
+#define stack_vec hp_trace_ix_.stack_vec
+#define pending_vec hp_trace_ix_.pending_vec
+#define queue_vec hp_trace_ix_.queue_vec
+#define least_p hp_trace_ix_.least_p
+#define greatest_p hp_trace_ix_.greatest_p
 
 #define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
 
-/* The index of tracked objects, rebuilt at each traversal: a table of
- * heap pages (a heap block of bdwgc is one 4 KiB page holding objects of
- * one size), each with an array of slots (one per object position) giving
- * the record index. Objects allocated together sit on the same page, so a
- * walk of a structure mostly stays on one page entry and one slot array:
- * far fewer cache misses than a hash of every object. */
-typedef struct hp_page {
-    uintptr_t page;       /* address >> 12; 0 = empty */
-    uint32_t size;        /* object size on this page (granted bytes) */
-    uint32_t inv;         /* 2^32 / size, rounded up: slot = off * inv >> 32 */
-    uint32_t slot_off;    /* first slot in slot_vec */
-    uint32_t nslots;
-} hp_page;
-#define HP_NO_RECORD UINT32_MAX
-
-static hp_vec page_vec, slot_vec;
-static hp_page *pages;
-static uint64_t page_cap, pages_used;
-static uint32_t *slots;
-static uint64_t slots_used, slots_cap;
-
-/* Objects heapprof does not track: base -> their own label, open
- * addressing, rebuilt at each traversal. */
-typedef struct hp_tentry {
-    uintptr_t base;       /* 0: empty */
-    uint32_t label;       /* untracked: label | HP_TRACE_SET_BIT when set */
-    uintptr_t size;       /* untracked: bytes (GC_size) */
-    uint64_t pending;     /* merge mode: payload not yet passed on */
-} hp_tentry;
-
 typedef struct hp_titem { uintptr_t lo, hi; const unsigned char *copy; uint64_t payload; int interior; } hp_titem;
 
-static hp_vec index_vec[2], stack_vec;
-static int cur_index;
-static hp_tentry *table;
-static uint64_t cap, used;          /* entries; cap is a power of two */
 static hp_titem *stack;
 static uint64_t depth, stack_cap;
 static hp_rec *recs;
 static size_t nrecs;
 static uint32_t parity;             /* HP_TRACE_PARITY_BIT or 0 */
 static uintptr_t least, greatest;   /* the collector's plausible heap bounds */
-static void **least_p, **greatest_p;
 static int all_interior;
 static hp_trace_visit_fn visit;
 /* Merge mode (payloads are bit sets): instead of a depth-first walk per
@@ -65,7 +48,6 @@ static hp_trace_visit_fn visit;
  * bits arriving meanwhile join them; so the reach of many overlapping
  * sources is walked a few times, not once per source. */
 static int merge;
-static hp_vec pending_vec, queue_vec;
 static uint64_t *pending;            /* per record */
 static uint64_t *queue;
 static uint64_t q_head, q_tail, q_cap;
@@ -87,138 +69,9 @@ typedef struct { uint32_t idx; uint32_t pad; uint64_t payload; } hp_treach;
 static hp_treach reachq[HP_REACHQ];
 static unsigned reachq_head, reachq_n;
 
-int hp_trace_init(void)
-{
-    if (hp_vec_reserve(&page_vec, (size_t)1 << 34) != 0 ||
-        hp_vec_reserve(&slot_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&index_vec[0], (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&index_vec[1], (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&stack_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&pending_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&queue_vec, (size_t)1 << 38) != 0)
-        return -1;
-    /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
-     * macros do) has them copy-relocated into itself, and that copy is the
-     * one the collector updates; RTLD_NEXT would find libgc's unused one. */
-    *(void **)&least_p = dlsym(RTLD_DEFAULT, "GC_least_plausible_heap_addr");
-    *(void **)&greatest_p = dlsym(RTLD_DEFAULT, "GC_greatest_plausible_heap_addr");
-    if (!least_p || !greatest_p) {
-        *(void **)&least_p = dlsym(RTLD_NEXT, "GC_least_plausible_heap_addr");
-        *(void **)&greatest_p = dlsym(RTLD_NEXT, "GC_greatest_plausible_heap_addr");
-    }
-    return 0;
-}
-
 uint32_t hp_trace_parity(void) { return parity; }
 
 int hp_trace_plausible(uintptr_t v) { return v >= least && v < greatest; }
-
-static inline uint64_t slot_of(uintptr_t base) { return hp_mix64(base >> 4); }
-
-static inline hp_tentry *lookup(uintptr_t base)
-{
-    uint64_t mask = cap - 1;
-    for (uint64_t j = slot_of(base) & mask;; j = (j + 1) & mask) {
-        hp_tentry *e = &table[j];
-        if (e->base == base) return e;
-        if (!e->base) return NULL;
-    }
-}
-
-static hp_tentry *insert(uintptr_t base)
-{
-    uint64_t mask = cap - 1;
-    for (uint64_t j = slot_of(base) & mask;; j = (j + 1) & mask) {
-        hp_tentry *e = &table[j];
-        if (e->base == base) return e;
-        if (!e->base) {
-            e->base = base;
-            used++;
-            return e;
-        }
-    }
-}
-
-/* Size the index for `n` entries (rehashing what is there). */
-static int index_reserve(uint64_t n)
-{
-    uint64_t want = 1024;
-    while (want < n * 2) want *= 2;
-    if (want <= cap) return 0;
-    int next = cur_index ^ 1;
-    if (hp_vec_ensure(&index_vec[next], want * sizeof(hp_tentry)) != 0) return -1;
-    hp_tentry *fresh = (hp_tentry *)index_vec[next].base;
-    memset(fresh, 0, want * sizeof(hp_tentry));
-    hp_tentry *old = table;
-    uint64_t oldcap = cap;
-    table = fresh;
-    cap = want;
-    used = 0;
-    cur_index = next;
-    for (uint64_t i = 0; i < oldcap; i++)
-        if (old[i].base) *insert(old[i].base) = old[i];
-    return 0;
-}
-
-static inline uint64_t page_slot(uintptr_t page) { return hp_mix64(page); }
-
-static inline hp_page *page_find(uintptr_t page)
-{
-    uint64_t mask = page_cap - 1;
-    for (uint64_t j = page_slot(page) & mask;; j = (j + 1) & mask) {
-        hp_page *p = &pages[j];
-        if (p->page == page) return p;
-        if (!p->page) return NULL;
-    }
-}
-
-/* The page entry for `page` holding objects of `size`, made (or remade
- * when the block was reused for another size) as needed. */
-static hp_page *page_for(uintptr_t page, uint32_t size)
-{
-    uint64_t mask = page_cap - 1;
-    hp_page *p;
-    for (uint64_t j = page_slot(page) & mask;; j = (j + 1) & mask) {
-        p = &pages[j];
-        if (p->page == page || !p->page) break;
-    }
-    if (p->page == page && p->size == size) return p;
-    if (!p->page) pages_used++;
-    uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
-    if (slots_used + n > slots_cap) {
-        uint64_t want = slots_cap ? slots_cap * 2 : (uint64_t)1 << 20;
-        while (want < slots_used + n) want *= 2;
-        if (hp_vec_ensure(&slot_vec, want * sizeof(uint32_t)) != 0) return NULL;
-        slots = (uint32_t *)slot_vec.base;
-        slots_cap = want;
-    }
-    p->page = page;
-    p->size = size;
-    p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
-    p->slot_off = (uint32_t)slots_used;
-    p->nslots = n;
-    memset(&slots[slots_used], 0xff, n * sizeof(uint32_t));
-    slots_used += n;
-    return p;
-}
-
-/* The record of the tracked object starting exactly at `base`, or
- * HP_NO_RECORD. */
-static hp_page *last_page;          /* the page of the last lookup */
-
-static inline uint32_t record_at(uintptr_t base)
-{
-    hp_page *p = last_page;
-    if (!p || p->page != base >> 12) {
-        p = page_find(base >> 12);
-        if (p) last_page = p;
-    }
-    if (!p) return HP_NO_RECORD;
-    uint32_t off = (uint32_t)(base & 4095);
-    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
-    return slots[p->slot_off + k];
-}
 
 void hp_trace_set_merge(int on) { merge = on; }
 
@@ -252,7 +105,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     recs = hp_shadow_table(&nrecs);
     cap = used = 0;
     table = NULL;
-    if (index_reserve(4096) != 0) {
+    if (hp_trace_index_reserve(4096) != 0) {
         failed = 1;
         return -1;
     }
@@ -300,7 +153,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
             for (uint64_t k = 0; k < oldcap; k++) {
                 if (!old[k].page) continue;
                 uint64_t mask = page_cap - 1;
-                uint64_t j = page_slot(old[k].page) & mask;
+                uint64_t j = hp_trace_page_slot(old[k].page) & mask;
                 while (pages[j].page) j = (j + 1) & mask;
                 pages[j] = old[k];
             }
@@ -311,7 +164,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         __builtin_prefetch(r + 32);
         /* Records come in allocation order: mostly the previous one's page. */
         hp_page *p = (prev && prev->page == r->base >> 12 && prev->size == r->granted)
-                         ? prev : page_for(r->base >> 12, r->granted);
+                         ? prev : hp_trace_page_for(r->base >> 12, r->granted);
         prev = p;
         if (!p) {
             failed = 1;
@@ -391,14 +244,14 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
 static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracked)
 {
     *untracked = NULL;
-    uint32_t idx = record_at(v);
+    uint32_t idx = hp_trace_record_at(v);
     if (idx != HP_NO_RECORD) return idx;
     void *b = hp_real.GC_base((void *)v);
     if (!b) return HP_NO_RECORD;
     uintptr_t base = (uintptr_t)b;
     if (base != v && !interior) return HP_NO_RECORD;
-    if (base != v && (idx = record_at(base)) != HP_NO_RECORD) return idx;
-    hp_tentry *e = lookup(base);
+    if (base != v && (idx = hp_trace_record_at(base)) != HP_NO_RECORD) return idx;
+    hp_tentry *e = hp_trace_lookup(base);
     if (e) {
         *untracked = e;
         return HP_NO_RECORD;
@@ -406,13 +259,13 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     /* An object heapprof does not track: the collector's own, a free slot
      * reached conservatively, or one allocated before heapprof attached. */
     if (!hp_real.GC_is_marked(b)) return HP_NO_RECORD;
-    if (used + 1 > cap / 2 && index_reserve(used + 1) != 0) {
+    if (used + 1 > cap / 2 && hp_trace_index_reserve(used + 1) != 0) {
         failed = 1;
         return HP_NO_RECORD;
     }
     size_t size = 0;
     int kind = hp_real.GC_get_kind_and_size(b, &size);
-    e = insert(base);
+    e = hp_trace_insert(base);
     e->label = 0;
     e->pending = 0;
     e->size = (size & ~(size_t)1) |
@@ -505,7 +358,7 @@ void hp_trace_run(void)
         uint64_t ref = queue[q_head++];
         hp_titem it = {0, 0, NULL, 0, all_interior};
         if (ref & HP_Q_UNTRACKED) {
-            hp_tentry *e = lookup((uintptr_t)(ref & ~HP_Q_UNTRACKED));
+            hp_tentry *e = hp_trace_lookup((uintptr_t)(ref & ~HP_Q_UNTRACKED));
             if (!e) continue;
             it.lo = e->base;
             it.hi = e->base + (e->size & ~(uintptr_t)1);

@@ -1,0 +1,412 @@
+/* hp_retainer_sigsafe: the retainer profile's traversal at MARK_END (world
+ * stopped: no lock, no allocation), its census labels, the rset= filter
+ * and its .prof section (the SIGINT/SIGTERM finisher reaches these too).
+ * The retainer profile is described in hp_retainer.h. */
+#include "retainer/hp_retainer.h"
+#include "retainer/hp_retainer_internal.h"
+#include "retainer/hp_rootrec.h"
+#include "retainer/hp_trace.h"
+#include "core/hp_real.h"
+#include "core/hp_stacks.h"
+#include "core/hp_symbols.h"
+#include "core/hp_thread.h"
+#include "hp_writer/hp_names.h"
+
+#include <string.h>
+
+/* ---- MARK_END: world stopped, lock held. No lock, no malloc. ---- */
+
+static inline int is_designated(const hp_rec *r)
+{
+    return hp_ret_.ccs_classified && r && r->ccs < hp_ret_.ccs_classified &&
+           ((uint8_t *)hp_ret_.ccs_class_vec.base)[r->ccs] == 1;
+}
+
+static uint32_t ccs_ident(uint32_t ccs)
+{
+    hp_ident d = {0};
+    d.kind = HP_RET_CCS;
+    d.module = -1;
+    d.key = ccs;
+    return hp_ret_ident_intern(&d);
+}
+
+/* retain(c, r) of the seed, one object at a time. */
+static int retain_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in,
+                        uint64_t *out)
+{
+    uint32_t r = (uint32_t)in;
+    int is_ret = is_designated(rec);
+    if (!valid) {
+        *label = hp_ret_set_single(r);
+        *out = is_ret ? ccs_ident(rec->ccs) : r;
+        return 1;
+    }
+    uint32_t s = *label;
+    if (s == SET_MANY) return 0;
+    if (r == RET_MANY) {
+        *label = SET_MANY;
+        *out = RET_MANY;
+        return !is_ret;
+    }
+    if (hp_ret_set_contains(s, r)) return 0;
+    uint32_t s2 = hp_ret_set_add(s, r);
+    *label = s2;
+    if (is_ret) return 0;
+    *out = s2 == SET_MANY ? RET_MANY : r;
+    return 1;
+}
+
+/* Static data: each word is named by the variable holding it. */
+static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
+{
+    uintptr_t sym_lo = 1, sym_hi = 0;
+    uint32_t id = RET_MANY;
+    for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi; a += 8) {
+        uintptr_t v = *(const uintptr_t *)a;
+        if (!hp_trace_plausible(v)) continue;
+        if (!(a >= sym_lo && a < sym_hi)) {
+            hp_data_sym ds;
+            if (!hp_symbols_data_at(a, &ds)) {
+                ds.name = NULL;
+                ds.start = a;
+                ds.end = a + 8;
+                ds.module = -1;
+                ds.module_base = "?";
+                ds.module_lo = 0;
+            }
+            hp_ident d = {0};
+            d.module = ds.module;
+            d.module_base = ds.module_base;
+            if (ds.name) {
+                d.kind = HP_RET_STATIC;
+                d.key = ds.start;
+                d.sym = ds.name;
+            } else {
+                d.kind = HP_RET_STATIC_OFF;
+                d.key = a - ds.module_lo;
+            }
+            id = hp_ret_ident_intern(&d);
+            sym_lo = ds.start;
+            sym_hi = ds.end > ds.start ? ds.end : ds.start + 8;
+        }
+        hp_trace_range(a, a + 8, NULL, interior, id);
+        hp_trace_run();
+    }
+}
+
+void hp_retainer_traverse(uint64_t mark_ns)
+{
+    uint64_t t0 = hp_mono_ns();
+    hp_ret_.traversed = 0;
+    size_t n;
+    int overflowed;
+    const hp_root_range *rr = hp_rootrec_ranges(&n, &overflowed);
+    hp_ret_.ranges_overflowed = overflowed;
+    if (hp_trace_begin(retain_visit) != 0) return;
+    int all_interior = hp_real.GC_get_all_interior_pointers
+                           ? hp_real.GC_get_all_interior_pointers() : 1;
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t entry = hp_tls.depth > 0 ? hp_tls.gc_entry_frame : 0;
+    const hp_stack_entry *my_stack = hp_thread_stack_of(here);
+    for (size_t i = 0; i < n; i++) {
+        const hp_root_range *g = &rr[i];
+        /* The same range pushed twice (a mark-stack overflow restarts
+         * the root pushes): once is enough. */
+        int dup = 0;
+        for (size_t k = i; k-- > 0 && k + 8 > i;)
+            if (rr[k].lo == g->lo && rr[k].hi == g->hi) dup = 1;
+        if (dup) continue;
+        int interior = g->eager || all_interior;
+        const hp_stack_entry *se = hp_thread_stack_of(g->lo);
+        /* A thread's stack pushed again later in the cycle (incremental
+         * mode) supersedes this push. */
+        if (se) {
+            for (size_t k = i + 1; k < n && !dup; k++)
+                if (rr[k].eager == g->eager && rr[k].lo != g->lo &&
+                    hp_thread_stack_of(rr[k].lo) == se)
+                    dup = 1;
+            if (dup) continue;
+        } else if (hp_real.GC_base((void *)g->lo)) {
+            continue;   /* part of a heap object (dirty pages pushed again): not a root */
+        }
+        uintptr_t lo = g->lo;
+        int mine = se ? se == my_stack : (g->hi > here && g->lo - here < HP_NEAR);
+        if (mine) {
+            /* The collecting thread (this one): its frames below the
+             * program's outermost GC_ call are the collector's, full of
+             * pointers it was marking from. Scan from that call up (the
+             * program's registers are saved in the frames above it). */
+            if (!entry) continue;
+            if (g->hi <= entry) continue;
+            if (lo < entry) lo = entry;
+        }
+        hp_ident d = {0};
+        d.module = -1;
+        hp_data_sym ds;
+        if (se) {
+            d.kind = HP_RET_STACK;
+            d.key = se->ordinal;
+            d.is_main = (uint8_t)se->is_main;
+        } else if (hp_symbols_data_at(g->lo, &ds)) {
+            trace_static(g->lo, g->hi, interior);
+            continue;
+        } else {
+            d.kind = HP_RET_OTHER;
+            d.key = g->lo;
+        }
+        uint32_t id = hp_ret_ident_intern(&d);
+        hp_trace_range(lo, g->hi, NULL, se ? 1 : interior, id);
+        hp_trace_run();
+    }
+    hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
+    hp_ret_.parity = hp_trace_parity();
+    hp_ret_.traversed = 1;
+    uint64_t t1 = hp_mono_ns();
+    hp_ret_.mark_ns_last = mark_ns;
+    hp_ret_.trace_ns_last = t1 - t0;
+    hp_ret_.mark_ns_total += mark_ns;
+    hp_ret_.trace_ns_total += hp_ret_.trace_ns_last;
+    hp_rt_exclude(t1 - t0);
+}
+/* ---- end of MARK_END code ---- */
+
+/* ---- Census (RECLAIM_END, lock held, world running) and output ---- */
+
+static uint64_t *set_bytes(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.set_bytes_vec, (size_t)(s + 1) * 8) ||
+        hp_vec_ensure(&hp_ret_.set_seen_vec, (size_t)s + 1))
+        return NULL;
+    return &((uint64_t *)hp_ret_.set_bytes_vec.base)[s];
+}
+
+static void ident_text(hp_buf *b, uint32_t id)
+{
+    const hp_ident *d = &hp_ret_idents()[id];
+    switch (d->kind) {
+    case HP_RET_STATIC: hp_buf_str(b, d->sym); break;
+    case HP_RET_STATIC_OFF:
+        hp_buf_str(b, d->module_base ? d->module_base : "?");
+        hp_buf_str(b, "+0x");
+        hp_buf_hex(b, d->key);
+        break;
+    case HP_RET_STACK:
+        if (d->is_main) hp_buf_str(b, "stack:main");
+        else {
+            hp_buf_str(b, "stack:thread");
+            hp_buf_u64(b, d->key);
+        }
+        break;
+    case HP_RET_OTHER:
+        hp_buf_str(b, "roots@0x");
+        hp_buf_hex(b, d->key);
+        break;
+    case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
+    }
+}
+
+static uint32_t set_label(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)(s + 1) * 4)) return 0;
+    uint32_t *l = &((uint32_t *)hp_ret_.set_label_vec.base)[s];
+    if (*l) return *l - 1;
+    hp_buf_reset(&hp_ret_.text);
+    if (s == SET_MANY) {
+        hp_buf_str(&hp_ret_.text, "MANY");
+    } else {
+        hp_buf_chr(&hp_ret_.text, '(');
+        hp_buf_u64(&hp_ret_.text, s);
+        hp_buf_chr(&hp_ret_.text, ')');
+        uint32_t n;
+        const uint32_t *m = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) hp_buf_chr(&hp_ret_.text, ',');
+            ident_text(&hp_ret_.text, m[i]);
+        }
+    }
+    *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
+    return *l - 1;
+}
+
+uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
+{
+    if (hp_ret_.traversed && hp_trace_valid(r->word, hp_ret_.parity)) {
+        uint32_t s = r->word & HP_TRACE_LABEL_MASK;
+        /* Per-set arrays sized for every set at the first use in a census
+         * (no set is made during the census). */
+        if (s >= hp_ret_.sets_sized) {
+            if (!set_bytes(hp_ret_.nsets - 1) ||
+                hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)hp_ret_.nsets * 4))
+                return UINT32_MAX;
+            hp_ret_.sets_sized = hp_ret_.nsets;
+        }
+        uint64_t *b = &((uint64_t *)hp_ret_.set_bytes_vec.base)[s];
+        if (!*b) {
+            hp_ret_.sets_this_census++;
+            ((uint8_t *)hp_ret_.set_seen_vec.base)[s] = 1;
+        }
+        *b += r->granted;
+        hp_ret_.attributed_bytes += r->granted;
+        hp_ret_.attributed_objects++;
+        uint32_t l = ((uint32_t *)hp_ret_.set_label_vec.base)[s];
+        return l ? l - 1 : set_label(s);
+    }
+    r->word &= ~HP_TRACE_SET_BIT;   /* a stale label never outlives its census */
+    if (idx >= hp_ret_.indexed) {
+        hp_ret_.new_bytes += r->granted;
+        hp_ret_.new_objects++;
+    } else {
+        hp_ret_.unreached_bytes += r->granted;
+        hp_ret_.unreached_objects++;
+        if (!hp_vec_ensure(&hp_ret_.unreached_vec, (size_t)(r->ccs + 1) * 8) &&
+            !hp_vec_ensure(&hp_ret_.touched_vec, (size_t)(hp_ret_.ntouched + 1) * 4)) {
+            uint64_t *u = &((uint64_t *)hp_ret_.unreached_vec.base)[r->ccs];
+            if (!*u) ((uint32_t *)hp_ret_.touched_vec.base)[hp_ret_.ntouched++] = r->ccs;
+            *u += r->granted;
+        }
+    }
+    return UINT32_MAX;
+}
+
+static void ms(hp_buf *b, uint64_t ns) { hp_buf_fixed(b, (double)ns / 1e6, 2); }
+
+void hp_retainer_census_done(double t)
+{
+    hp_buf *b = &hp_ret_.prof_lines;
+    hp_buf_fixed(b, t, 2);
+    hp_buf_str(b, "  ");
+    if (!hp_ret_.traversed) {
+        hp_buf_str(b, "no traversal (no collection could be run): every live object counted "
+                      "as not reached\n");
+    } else {
+        hp_ret_.censuses_traced++;
+        ms(b, hp_ret_.trace_ns_last);
+        hp_buf_str(b, "  ");
+        ms(b, hp_ret_.mark_ns_last);
+        hp_buf_str(b, "  ");
+        hp_buf_fixed(b, hp_ret_.mark_ns_last ? (double)hp_ret_.trace_ns_last / (double)hp_ret_.mark_ns_last : 0, 2);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.tstats.visits);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.sets_this_census);
+        hp_buf_str(b, "  ");
+        hp_buf_fixed(b, hp_ret_.tstats.objects ? (double)hp_ret_.tstats.visits / (double)hp_ret_.tstats.objects : 0, 2);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.attributed_bytes);
+        hp_buf_str(b, " of ");
+        hp_buf_u64(b, hp_ret_.attributed_bytes + hp_ret_.unreached_bytes + hp_ret_.new_bytes);
+        hp_buf_str(b, " bytes");
+        if (hp_ret_.unreached_objects) {
+            hp_buf_str(b, "; not reached from known roots: ");
+            hp_buf_u64(b, hp_ret_.unreached_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.unreached_objects);
+            hp_buf_str(b, " objects (live only through finalizable objects or the "
+                          "collector's own frames, or, in incremental mode, allocated or "
+                          "moved during the mark cycle) from ");
+            /* The three largest sites. */
+            uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
+            uint32_t *tc = (uint32_t *)hp_ret_.touched_vec.base;
+            for (int k = 0; k < 3; k++) {
+                uint32_t best = UINT32_MAX;
+                for (uint32_t i = 0; i < hp_ret_.ntouched; i++)
+                    if (u[tc[i]] && (best == UINT32_MAX || u[tc[i]] > u[best])) best = tc[i];
+                if (best == UINT32_MAX) break;
+                if (k) hp_buf_str(b, ", ");
+                hp_buf_str(b, hp_names_full(hp_names_full_of(best)));
+                hp_buf_chr(b, ' ');
+                hp_buf_u64(b, u[best]);
+                u[best] = 0;
+            }
+        }
+        if (hp_ret_.new_objects) {
+            hp_buf_str(b, "; allocated during the collection: ");
+            hp_buf_u64(b, hp_ret_.new_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.new_objects);
+            hp_buf_str(b, " objects");
+        }
+        if (hp_ret_.ranges_overflowed) hp_buf_str(b, "; some root ranges were not recorded");
+        hp_buf_chr(b, '\n');
+    }
+    uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
+    for (uint32_t i = 0; i < hp_ret_.ntouched; i++) u[((uint32_t *)hp_ret_.touched_vec.base)[i]] = 0;
+    hp_ret_.ntouched = 0;
+    uint64_t *sb = (uint64_t *)hp_ret_.set_bytes_vec.base;
+    if (sb) memset(sb, 0, hp_ret_.set_bytes_vec.committed);
+    hp_ret_.attributed_bytes = hp_ret_.attributed_objects = hp_ret_.unreached_bytes = hp_ret_.unreached_objects = 0;
+    hp_ret_.new_bytes = hp_ret_.new_objects = 0;
+    hp_ret_.sets_this_census = 0;
+    hp_ret_.traversed = 0;
+}
+
+int hp_retainer_set_matches(const hp_rec *r)
+{
+    if (!hp_trace_valid(r->word, hp_trace_parity())) return 0;
+    uint32_t s = r->word & HP_TRACE_LABEL_MASK;
+    if (hp_vec_ensure(&hp_ret_.rset_match_vec, (size_t)s + 1)) return 0;
+    uint8_t *m = &((uint8_t *)hp_ret_.rset_match_vec.base)[s];
+    if (!*m) {
+        *m = 2;
+        uint32_t n;
+        const uint32_t *mem = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n && *m == 2; i++) {
+            hp_buf_reset(&hp_ret_.text);
+            ident_text(&hp_ret_.text, mem[i]);
+            const char *name = hp_buf_cstr(&hp_ret_.text);
+            const char *p = hp_rt.cfg.filter_rset;
+            while (*p) {
+                size_t k = strcspn(p, "+");
+                if (strlen(name) == k && memcmp(name, p, k) == 0) *m = 1;
+                p += k;
+                if (*p == '+') p++;
+            }
+        }
+    }
+    return *m == 1;
+}
+
+void hp_retainer_write_prof(int fd)
+{
+    hp_buf out;
+    if (hp_buf_init(&out, (size_t)1 << 32)) return;
+    hp_buf_str(&out, "\nRETAINER SETS (every set that held live bytes at a census; sets of more "
+                     "than ");
+    hp_buf_u64(&out, (uint64_t)hp_ret_.bound);
+    hp_buf_str(&out, " retainers are MANY)\n\n");
+    uint8_t *seen = (uint8_t *)hp_ret_.set_seen_vec.base;
+    size_t nseen = hp_ret_.set_seen_vec.committed;
+    for (uint32_t s = 0; s < hp_ret_.nsets && s < nseen; s++) {
+        if (!seen[s]) continue;
+        hp_buf_str(&out, "SET ");
+        if (s == SET_MANY) {
+            hp_buf_str(&out, "MANY = {more than ");
+            hp_buf_u64(&out, (uint64_t)hp_ret_.bound);
+            hp_buf_str(&out, " retainers}\n");
+            continue;
+        }
+        hp_buf_u64(&out, s);
+        hp_buf_str(&out, " = {");
+        uint32_t n;
+        const uint32_t *m = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) hp_buf_str(&out, ", ");
+            hp_buf_chr(&out, '<');
+            ident_text(&out, m[i]);
+            hp_buf_chr(&out, '>');
+        }
+        hp_buf_str(&out, "}\n");
+    }
+    hp_buf_str(&out, "\nRETAINER CENSUSES (time s, traversal ms, collector mark ms, ratio, "
+                     "visits, sets, visits per object, bytes attributed of live)\n\n");
+    hp_buf_put(&out, (const char *)hp_ret_.prof_lines.vec.base, hp_ret_.prof_lines.len);
+    hp_buf_str(&out, "\ntraversal total ");
+    ms(&out, hp_ret_.trace_ns_total);
+    hp_buf_str(&out, " ms, collector mark total ");
+    ms(&out, hp_ret_.mark_ns_total);
+    hp_buf_str(&out, " ms over ");
+    hp_buf_u64(&out, hp_ret_.censuses_traced);
+    hp_buf_str(&out, " censuses\n");
+    hp_buf_write(&out, fd);
+}

@@ -1,0 +1,63 @@
+/* hp_rootrec_sigsafe: recording the root ranges the collector pushes (see
+ * hp_rootrec.h), called by heapprof's GC_push_all and GC_push_all_eager
+ * (preload/hp_push_wrappers.c) inside the collector's mark phase, with the
+ * world stopped: no lock, no allocation. */
+#include "retainer/hp_rootrec.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define HP_NEAR_SP ((uintptr_t)1 << 20)
+
+hp_rootrec_state hp_rootrec_;
+#define range_vec hp_rootrec_.range_vec
+#define snap_vec hp_rootrec_.snap_vec
+#define nranges hp_rootrec_.nranges
+#define snap_used hp_rootrec_.snap_used
+#define overflow hp_rootrec_.overflow
+
+void hp_rootrec_reset(void)
+{
+    atomic_store(&nranges, 0);
+    atomic_store(&snap_used, 0);
+    atomic_store(&overflow, 0);
+}
+
+const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
+{
+    uint32_t k = atomic_load(&nranges);
+    *n = k < HP_RANGES_MAX ? k : HP_RANGES_MAX;
+    *overflowed = atomic_load(&overflow) || k > HP_RANGES_MAX;
+    return (const hp_root_range *)range_vec.base;
+}
+
+void hp_rootrec_pushed(void *bottom, void *top, int eager)
+{
+    uintptr_t lo = (uintptr_t)bottom, hi = (uintptr_t)top;
+    if (hi <= lo || !range_vec.base)
+        return;
+    uint32_t i = atomic_fetch_add(&nranges, 1);
+    if (i >= HP_RANGES_MAX) return;
+    hp_root_range *r = &((hp_root_range *)range_vec.base)[i];
+    r->lo = lo;
+    r->hi = hi;
+    r->eager = (uint8_t)eager;
+    r->copy = NULL;
+    r->copied = 0;
+    /* The pushing thread's own stack, just above this frame: copy what
+     * the profiler's frames will overwrite before MARK_END. */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (lo >= sp && lo - sp < HP_NEAR_SP) {
+        size_t want = hi - lo;
+        if (want > 64 << 10) want = 64 << 10;
+        size_t at = atomic_fetch_add(&snap_used, want);
+        if (at + want <= HP_SNAPSHOT_BYTES) {
+            memcpy(snap_vec.base + at, bottom, want);
+            r->copy = snap_vec.base + at;
+            r->copied = want;
+        } else {
+            atomic_store(&overflow, 1);
+        }
+    }
+}
+

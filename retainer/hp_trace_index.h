@@ -1,0 +1,105 @@
+/* hp_trace_index: the traversal's indexes (level 3, shared by the files
+ * of hp_trace only): the page index of tracked objects and the hash of
+ * objects heapprof does not track, rebuilt at each traversal, with their
+ * lookups inline (the walk's hot path); and the memory the traversal
+ * reserves at start-up (hp_trace.c). World-stopped code: no lock, no
+ * allocation. */
+#ifndef HP_TRACE_INDEX_H
+#define HP_TRACE_INDEX_H
+#include <stdint.h>
+
+#include "core/hp_hash.h"
+#include "core/hp_mem.h"
+
+/* The index of tracked objects, rebuilt at each traversal: a table of
+ * heap pages (a heap block of bdwgc is one 4 KiB page holding objects of
+ * one size), each with an array of slots (one per object position) giving
+ * the record index. Objects allocated together sit on the same page, so a
+ * walk of a structure mostly stays on one page entry and one slot array:
+ * far fewer cache misses than a hash of every object. */
+typedef struct hp_page {
+    uintptr_t page;       /* address >> 12; 0 = empty */
+    uint32_t size;        /* object size on this page (granted bytes) */
+    uint32_t inv;         /* 2^32 / size, rounded up: slot = off * inv >> 32 */
+    uint32_t slot_off;    /* first slot in slot_vec */
+    uint32_t nslots;
+} hp_page;
+#define HP_NO_RECORD UINT32_MAX
+
+/* Objects heapprof does not track: base -> their own label, open
+ * addressing, rebuilt at each traversal. */
+typedef struct hp_tentry {
+    uintptr_t base;       /* 0: empty */
+    uint32_t label;       /* untracked: label | HP_TRACE_SET_BIT when set */
+    uintptr_t size;       /* untracked: bytes (GC_size) */
+    uint64_t pending;     /* merge mode: payload not yet passed on */
+} hp_tentry;
+
+typedef struct hp_trace_index {
+    hp_vec page_vec, slot_vec;
+    hp_page *pages;
+    uint64_t page_cap, pages_used;
+    uint32_t *slots;
+    uint64_t slots_used, slots_cap;
+    hp_vec index_vec[2];
+    int cur_index;
+    hp_tentry *table;
+    uint64_t cap, used;          /* entries; cap is a power of two */
+    hp_page *last_page;          /* the page of the last lookup */
+    /* Reserved by hp_trace_init for the walk (hp_trace_sigsafe.c). */
+    hp_vec stack_vec, pending_vec, queue_vec;
+    void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
+} hp_trace_index;
+extern hp_trace_index hp_trace_ix_;
+
+static inline uint64_t hp_trace_slot_of(uintptr_t base) { return hp_mix64(base >> 4); }
+
+static inline hp_tentry *hp_trace_lookup(uintptr_t base)
+{
+    uint64_t mask = hp_trace_ix_.cap - 1;
+    for (uint64_t j = hp_trace_slot_of(base) & mask;; j = (j + 1) & mask) {
+        hp_tentry *e = &hp_trace_ix_.table[j];
+        if (e->base == base) return e;
+        if (!e->base) return NULL;
+    }
+}
+
+static inline uint64_t hp_trace_page_slot(uintptr_t page) { return hp_mix64(page); }
+
+static inline hp_page *hp_trace_page_find(uintptr_t page)
+{
+    uint64_t mask = hp_trace_ix_.page_cap - 1;
+    for (uint64_t j = hp_trace_page_slot(page) & mask;; j = (j + 1) & mask) {
+        hp_page *p = &hp_trace_ix_.pages[j];
+        if (p->page == page) return p;
+        if (!p->page) return NULL;
+    }
+}
+
+/* The record of the tracked object starting exactly at `base`, or
+ * HP_NO_RECORD. */
+static inline uint32_t hp_trace_record_at(uintptr_t base)
+{
+    hp_page *p = hp_trace_ix_.last_page;
+    if (!p || p->page != base >> 12) {
+        p = hp_trace_page_find(base >> 12);
+        if (p) hp_trace_ix_.last_page = p;
+    }
+    if (!p) return HP_NO_RECORD;
+    uint32_t off = (uint32_t)(base & 4095);
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
+    return hp_trace_ix_.slots[p->slot_off + k];
+}
+
+/* Make or find the entry of an untracked object (room reserved). */
+hp_tentry *hp_trace_insert(uintptr_t base);
+/* Size the untracked index for `n` entries (rehashing what is there): 0,
+ * or -1 when out of memory. */
+int hp_trace_index_reserve(uint64_t n);
+/* The page entry for `page` holding objects of `size`, made (or remade
+ * when the block was reused for another size) as needed; NULL when out of
+ * memory. */
+hp_page *hp_trace_page_for(uintptr_t page, uint32_t size);
+
+#endif
