@@ -72,11 +72,6 @@ void hp_ldv_attach(void)
     }
 }
 
-void hp_ldv_stop(void)
-{
-    if (!hp_ldv.active) return;
-    atomic_store(&hp_ldv.stopped, 1);
-}
 
 /* The program's action for a signal heapprof handles itself (hp_ldv.h). */
 struct sigaction *hp_ldv_program_action(int sig)

@@ -197,3 +197,10 @@ void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv)
     tt.last_addr = 0;
     errno = saved;
 }
+
+/* No more protection (at exit, or in the SIGINT/SIGTERM finisher). */
+void hp_ldv_stop(void)
+{
+    if (!hp_ldv.active) return;
+    atomic_store(&hp_ldv.stopped, 1);
+}

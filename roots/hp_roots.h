@@ -33,7 +33,7 @@ void hp_roots_check_alive(double now);
 void hp_roots_note_free(uintptr_t base);
 /* The census: band label of a live record, or UINT32_MAX (reached by no
  * named root and NOROOT not asked for). */
-uint32_t hp_roots_label_of(hp_rec *r);
+uint32_t hp_roots_label_of(hp_rec *r, size_t idx);
 void hp_roots_census_done(double t);
 void hp_roots_write_prof(int fd);
 

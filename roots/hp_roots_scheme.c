@@ -5,19 +5,13 @@
 #include "retainer/hp_trace.h"
 #include "roots/hp_roots.h"
 
-static uint32_t roots_label_of(hp_rec *r, size_t idx)
-{
-    (void)idx;
-    return hp_roots_label_of(r);
-}
-
 const hp_scheme hp_scheme_roots = {
     .name = "roots",
     .traverses = 1,
     .init = hp_trace_init,
     .traverse = hp_roots_traverse,
     .after_collection = hp_roots_check_alive,
-    .label_of = roots_label_of,
+    .label_of = hp_roots_label_of,
     .on_free = hp_roots_note_free,
     .census_done = hp_roots_census_done,
     .write_prof = hp_roots_write_prof,

@@ -152,8 +152,9 @@ void hp_roots_note_free(uintptr_t base)
             hp_roots_drop(i, hp_roots_now(), "died (freed with GC_free): ");
 }
 
-uint32_t hp_roots_label_of(hp_rec *r)
+uint32_t hp_roots_label_of(hp_rec *r, size_t idx)
 {
+    (void)idx;
     if (hp_roots_.traversed && hp_trace_valid(r->word, hp_trace_parity())) {
         uint32_t id = r->word & HP_TRACE_LABEL_MASK;
         if (id < hp_roots_.nbins) {
