@@ -30,29 +30,23 @@ static int observer_used;         /* some function of `observer` is set */
 /* ---- The sweep's observer: the census's filters and labels, the primary
  * scheme's biography and index (ldv). ---- */
 static uint32_t gone_period;
+static void (*on_death)(const hp_rec *r, uint32_t period);   /* the primary scheme's */
+static void (*dropped)(size_t idx);
 
 static void gone_filtered(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table)
 {
     (void)ctx;
     (void)ev;
-    const hp_scheme *p = hp_schemes_primary();
-    if (p->on_death && hp_filter_passes(r)) p->on_death(r, gone_period);
-    if (in_table && p->dropped) p->dropped(idx);   /* (records from the logs need not be) */
+    if (on_death && hp_filter_passes(r)) on_death(r, gone_period);
+    if (in_table && dropped) dropped(idx);   /* (records from the logs need not be) */
 }
 
 static void gone_all(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table)
 {
     (void)ctx;
     (void)ev;
-    const hp_scheme *p = hp_schemes_primary();
-    if (p->on_death) p->on_death(r, gone_period);
-    if (in_table && p->dropped) p->dropped(idx);
-}
-
-static void moved(void *ctx, size_t idx, size_t to)
-{
-    (void)ctx;
-    hp_schemes_primary()->moved(idx, to);
+    if (on_death) on_death(r, gone_period);
+    if (in_table && dropped) dropped(idx);
 }
 
 static int census_in(void *ctx, hp_rec *r, size_t idx)
@@ -61,19 +55,15 @@ static int census_in(void *ctx, hp_rec *r, size_t idx)
     return hp_census_add(r, idx);
 }
 
-static void counted(void *ctx, const hp_rec *r, uint32_t t)
-{
-    (void)ctx;
-    hp_schemes_primary()->census_rec(r, t);
-}
-
 static void observer_init(void)
 {
     const hp_scheme *p = hp_schemes_primary();
-    if (p->on_death || p->dropped) observer.gone = hp_filter_any() ? gone_filtered : gone_all;
-    if (p->moved) observer.moved = moved;
+    on_death = p->on_death;
+    dropped = p->dropped;
+    if (on_death || dropped) observer.gone = hp_filter_any() ? gone_filtered : gone_all;
+    observer.moved = p->moved;
     if (p->label_of || hp_filter_any()) observer.census = census_in;
-    if (p->census_rec) observer.counted = counted;
+    observer.counted = p->census_rec;
     observer_used = observer.gone || observer.moved || observer.census || observer.counted;
 }
 

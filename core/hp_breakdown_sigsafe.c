@@ -1,5 +1,6 @@
-/* hp_breakdown: the allocation report's breakdowns by collections survived
- * and by kind, per stack (see hp_breakdown.h). */
+/* hp_breakdown_sigsafe: the allocation report's breakdowns by collections survived
+ * and by kind, per stack (see hp_breakdown.h). Async-signal-safe: the
+ * finisher counts the objects alive at exit. */
 #include "core/hp_breakdown.h"
 #include "core/hp_mem.h"
 #include "core/hp_stacks.h"

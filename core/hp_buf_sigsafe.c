@@ -1,4 +1,4 @@
-/* hp_buf: byte buffer and formatting (see hp_buf.h). Async-signal-safe. */
+/* hp_buf_sigsafe: byte buffer and formatting (see hp_buf.h). Async-signal-safe. */
 #include "core/hp_sys.h"
 #include "core/hp_buf.h"
 

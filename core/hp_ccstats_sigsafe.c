@@ -1,4 +1,5 @@
-/* hp_ccstats: per-stack figures (see hp_ccstats.h). */
+/* hp_ccstats_sigsafe: per-stack figures (see hp_ccstats.h).
+ * Async-signal-safe: the SIGINT/SIGTERM finisher takes its census here. */
 #include "core/hp_ccstats.h"
 #include "core/hp_mem.h"
 #include "core/hp_stacks.h"

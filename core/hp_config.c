@@ -68,7 +68,7 @@ const char *hp_config_help(void)
 "  retainers=F[+F...]  retainer mode: objects allocated with function F on\n"
 "              their stack are retainers too (roots always are)\n"
 "  bound=N     retainer sets larger than N print as MANY (GHC -R; default 8)\n"
-"  rset=R[+R...]  any mode: profile only objects whose retainer set holds a\n"
+"  rset=R[+R...]  cc, module, kind, retainer: only objects whose retainer set holds a\n"
 "              retainer named R (GHC -hr), e.g. rset=g_cache or stack:main\n"
 "  noroot=yes  roots mode: show bytes reachable from no named root as NOROOT\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
@@ -284,7 +284,7 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
         if (c->mode == HP_MODE_LDV && c->filter_rset[0])
             return set_err(err, errlen,
                 "HEAPPROF option '%s' cannot be used in mode ldv (both keep their state in "
-                "each object's record: Note [The mode word]); use rset= with mode cc, "
+                "the same word of each object's record); use rset= with mode cc, "
                 "module or kind", s, n);
         if (!end) break;
         s = end + 1;

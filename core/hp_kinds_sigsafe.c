@@ -1,4 +1,5 @@
-/* hp_kinds: object kind categories and names (see hp_kinds.h). */
+/* hp_kinds_sigsafe: object kind categories and names (see hp_kinds.h).
+ * Pure functions: async-signal-safe. */
 #include "core/hp_kinds.h"
 
 #include <string.h>

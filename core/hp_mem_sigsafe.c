@@ -1,4 +1,4 @@
-/* hp_mem: mmap-backed memory for the profiler (see hp_mem.h). Only system
+/* hp_mem_sigsafe: mmap-backed memory for the profiler (see hp_mem.h). Only system
  * calls are used, so these functions may run inside collector callbacks.
  * hp_vec_ensure and hp_arena_alloc are async-signal-safe. */
 #include "core/hp_sys.h"

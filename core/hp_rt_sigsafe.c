@@ -1,4 +1,4 @@
-/* hp_rt: process-wide state, clocks and messages (see hp_rt.h).
+/* hp_rt_sigsafe: process-wide state, clocks and messages (see hp_rt.h).
  * Async-signal-safe: clock_gettime and raw writes only. */
 #include "core/hp_rt.h"
 #include "core/hp_sys.h"

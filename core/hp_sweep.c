@@ -94,10 +94,10 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             if (st) st->census += r->granted;
             live_bytes += r->granted;
             live_objects++;
-            if (obs && obs->counted) obs->counted(obs->ctx, r, t);
+            if (obs && obs->counted) obs->counted(r, t);
         }
         if (!in_table || out != i) table[out] = *r;
-        if (obs && obs->moved) obs->moved(obs->ctx, i, out);
+        if (obs && obs->moved) obs->moved(i, out);
         out++;
     }
     s->out = out;
@@ -177,6 +177,7 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
 /* hp_shadow_sweep (hp_shadow.h): the same sweep, judged by the caller's
  * `live`, heard through the visitor; the logs are left alone. */
 typedef struct visit_adapter { hp_visit_fn visit; void *ctx; } visit_adapter;
+static visit_adapter adapter;   /* the sweep is the owner's: one at a time */
 
 static void adapter_gone(void *c, const hp_rec *r, hp_event ev, size_t idx, int in_table)
 {
@@ -186,18 +187,17 @@ static void adapter_gone(void *c, const hp_rec *r, hp_event ev, size_t idx, int 
     if (a->visit) a->visit((hp_rec *)r, ev, a->ctx);
 }
 
-static void adapter_moved(void *c, size_t idx, size_t to)
+static void adapter_moved(size_t idx, size_t to)
 {
     (void)idx;
-    visit_adapter *a = c;
     size_t len;
-    if (a->visit) a->visit(&hp_shadow_table(&len)[to], HP_EV_SURVIVED, a->ctx);
+    if (adapter.visit) adapter.visit(&hp_shadow_table(&len)[to], HP_EV_SURVIVED, adapter.ctx);
 }
 
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
 {
-    visit_adapter a = {visit, ctx};
-    hp_sweep_observer obs = {&a, adapter_gone, adapter_moved, NULL, NULL};
+    adapter = (visit_adapter){visit, ctx};
+    hp_sweep_observer obs = {&adapter, adapter_gone, adapter_moved, NULL, NULL};
     hp_sweep_spec spec = {0};
     spec.judge = 1;
     spec.live = live;

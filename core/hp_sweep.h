@@ -41,13 +41,14 @@ typedef struct hp_sweep_observer {
      * log). Called before it is dropped. */
     void (*gone)(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table);
     /* A survivor moves from index `idx` to table slot `to` (<= idx), after
-     * it has aged and been copied there. */
-    void (*moved)(void *ctx, size_t idx, size_t to);
+     * it has aged and been copied there. (No ctx: it is called for every
+     * survivor, so a scheme's function is called directly.) */
+    void (*moved)(size_t idx, size_t to);
     /* At a census: is this live record in it? (filters; labels other than
      * stacks are counted here). NULL: every live record, by its stack. */
     int (*census)(void *ctx, hp_rec *r, size_t idx);
-    /* A record was counted live at census `t`. */
-    void (*counted)(void *ctx, const hp_rec *r, uint32_t t);
+    /* A record was counted live at census `t` (no ctx, likewise). */
+    void (*counted)(const hp_rec *r, uint32_t t);
 } hp_sweep_observer;
 
 typedef struct hp_sweep_spec {

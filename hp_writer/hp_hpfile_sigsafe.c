@@ -1,4 +1,5 @@
-/* hp_hpfile: the .hp writer (see hp_hpfile.h). */
+/* hp_hpfile_sigsafe: the .hp writer (see hp_hpfile.h). Async-signal-safe:
+ * the SIGINT/SIGTERM finisher writes the closing sample. */
 #include "hp_writer/hp_hpfile.h"
 
 #include <string.h>

@@ -1,4 +1,6 @@
-/* hp_names: stack ids to names and labels (see hp_names.h). */
+/* hp_names_sigsafe: stack ids to names and labels (see hp_names.h).
+ * Async-signal-safe: names are resolved by the finisher too (the symbol
+ * tables only try their lock then, and read no new module list). */
 #include "hp_writer/hp_names.h"
 #include "hp_writer/hp_hpfile.h"
 #include "core/hp_symbols.h"

@@ -1,4 +1,5 @@
-/* hp_prof: the .prof report (see hp_prof.h). */
+/* hp_prof_sigsafe: the .prof report (see hp_prof.h). Async-signal-safe:
+ * heapsort, hp_buf, raw writes; the SIGINT/SIGTERM finisher writes it. */
 #include "hp_writer/hp_prof.h"
 #include "hp_writer/hp_names.h"
 #include "core/hp_breakdown.h"

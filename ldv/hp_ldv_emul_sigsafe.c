@@ -1,4 +1,4 @@
-/* hp_ldv_emul: performs, inside the SIGSEGV handler, the one instruction
+/* hp_ldv_emul_sigsafe: performs, inside the SIGSEGV handler, the one instruction
  * that faulted on a protected page, when it is a plain x86-64 load, store,
  * compare or test of general registers (what compiled code does with heap
  * objects almost always). The handler can then protect the page again at

@@ -13,7 +13,8 @@
 #include "core/hp_buf.h"
 #include "core/hp_mem.h"
 
-/* The LDV word (hp_rec.word in ldv mode): the creation period is the
+/* The LDV word (hp_rec.word in ldv mode; Note [The mode word] in
+ * core/hp_shadow.h): the creation period is the
  * record's `birth`; the word holds whether the object was used, whether it
  * became untrackable (INHERENT_USE from then on), and its last-use period. */
 #define HP_LDV_USED 0x80000000u

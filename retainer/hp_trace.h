@@ -25,7 +25,7 @@
 
 #include "core/hp_shadow.h"
 
-/* The mode word of a record: validity (this traversal's parity), a flag
+/* The mode word of a record (Note [The mode word], core/hp_shadow.h): validity (this traversal's parity), a flag
  * saying a label is set, and the label. */
 #define HP_TRACE_PARITY_BIT 0x80000000u
 #define HP_TRACE_SET_BIT 0x40000000u

@@ -1,4 +1,4 @@
-/* hp_trace: the heap traversal's start-up (see hp_trace.h): its memory,
+/* hp_trace_init: the heap traversal's start-up (see hp_trace.h): its memory,
  * and the collector's plausible heap bounds, found with dlsym. The walk
  * itself is hp_trace_sigsafe.c, its indexes hp_trace_index_sigsafe.c. */
 #include "retainer/hp_trace.h"

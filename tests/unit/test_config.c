@@ -312,3 +312,15 @@ Test(config, ldv_policy)
     cr_assert_not_null(strstr(h, "repeat=N"));
     cr_assert_not_null(strstr(h, "INHERENT_USE"));
 }
+
+/* rset= labels objects in the same word of their record as mode ldv's
+ * biography: refused there, as in mode roots. */
+Test(config, rset_is_refused_in_mode_ldv)
+{
+    hp_config c;
+    char err[512];
+    cr_assert_eq(hp_config_parse("ldv,rset=g_cache", &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "'rset=g_cache' cannot be used in mode ldv") != NULL, "%s", err);
+    cr_assert(strstr(err, "use rset= with mode cc, module or kind") != NULL, "%s", err);
+    cr_assert_eq(hp_config_parse("cc,rset=g_cache", &c, err, sizeof err), 0);
+}
