@@ -108,8 +108,6 @@ void hp_census_collection_start(void) { HP_SCHEMES_EACH(collection_start); }
 
 void hp_census_before_stop(void) { HP_SCHEMES_EACH(before_stop); }
 
-void hp_census_mark_end(void) { HP_SCHEMES_EACH(mark_end); }
-
 /* One pass over the records after a collection (judge) or without one,
  * with a census when one is due. */
 static void census_pass(int force, int judge, uint64_t start_ns)

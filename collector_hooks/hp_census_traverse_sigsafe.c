@@ -18,3 +18,5 @@ void hp_census_traverse(uint64_t mark_ns)
     HP_SCHEMES_EACH(traverse, mark_ns);
     hp_census_traversed = 1;
 }
+
+void hp_census_mark_end(void) { HP_SCHEMES_EACH(mark_end); }

@@ -29,7 +29,10 @@ static void exclude_since(uint64_t t0, uint64_t excluded_before)
 }
 
 /* ---- Collector callback: runs on the collecting thread with the
- * allocation lock held. For the THREAD_SUSPENDED / THREAD_UNSUSPENDED events
+ * allocation lock held (owner context). It dispatches: what it calls at
+ * MARK_END, with the world stopped, is in *_sigsafe.c files
+ * (hp_census_traverse, hp_census_mark_end); RECLAIM_END's census runs with
+ * the world restarted. For the THREAD_SUSPENDED / THREAD_UNSUSPENDED events
  * and everything between PRE_STOP_WORLD and POST_START_WORLD the world is
  * stopped: nothing here takes a lock or allocates. Only RECLAIM_END does
  * work, and the world is running by then. ---- */
