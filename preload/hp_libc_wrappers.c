@@ -30,15 +30,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define HP_SYS_FUNCTIONS(X) \
+#define HP_SYS_FUNCTIONS(X)                                                 \
     X(read) X(write) X(readv) X(writev) X(pread) X(pwrite) X(pread64) X(pwrite64) \
-    X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg) \
+    X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg)             \
     X(fwrite) X(fwrite_unlocked) X(fread) X(fread_unlocked) X(fputs) X(fputs_unlocked) \
-    X(puts) \
+    X(puts)                                                                 \
     X(open) X(open64) X(openat) X(openat64) X(creat) X(fopen) X(fopen64) X(freopen) \
     X(stat) X(lstat) X(fstatat) X(stat64) X(lstat64) X(access) X(faccessat) X(opendir) \
     X(mkdir) X(rmdir) X(unlink) X(unlinkat) X(rename) X(chdir) X(readlink) X(realpath) \
-    X(truncate) X(chmod) X(execve) X(execv) X(execvp) \
+    X(truncate) X(chmod) X(execve) X(execv) X(execvp)                       \
     X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
     X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
     X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)
@@ -78,26 +78,26 @@ __attribute__((constructor(101))) static void early(void) { resolve(); }
 
 #define REAL(name) (real.name ? real.name : (resolve(), real.name))
 
-#define CALL(ret_t, call, failed)                                   \
-    int saved_ = errno, tries_ = 0;                                 \
-    hp_ldv_sys_begin(&s_);                                                     \
-    ret_t r_;                                                       \
+#define CALL(ret_t, call, failed)                                           \
+    int saved_ = errno, tries_ = 0;                                         \
+    hp_ldv_sys_begin(&s_);                                                  \
+    ret_t r_;                                                               \
     do { errno = saved_; r_ = call; } while ((failed) && hp_ldv_sys_retry(&s_, &tries_)); \
-    int e_ = errno;                                                 \
-    hp_ldv_sys_end(&s_);                                                       \
-    errno = e_;                                                     \
+    int e_ = errno;                                                         \
+    hp_ldv_sys_end(&s_);                                                    \
+    errno = e_;                                                             \
     return r_;
 
 #define EXPORT __attribute__((visibility("default")))
 
 /* A call given one buffer `p` of `len` bytes that the kernel reads
  * (writes = 0) or writes (writes = 1). */
-#define BUFCALL(ret_t, name, params, args, p, len, writes, failed)  \
-    EXPORT ret_t name params                                        \
-    {                                                               \
-        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                    \
-        hp_ldv_sys_buf(&s_, (uintptr_t)(p), len, writes);                      \
-        CALL(ret_t, REAL(name) args, failed)                        \
+#define BUFCALL(ret_t, name, params, args, p, len, writes, failed)          \
+    EXPORT ret_t name params                                                \
+    {                                                                       \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                  \
+        hp_ldv_sys_buf(&s_, (uintptr_t)(p), len, writes);                   \
+        CALL(ret_t, REAL(name) args, failed)                                \
     }
 
 BUFCALL(ssize_t, read, (int fd, void *b, size_t n), (fd, b, n), b, n, 1, r_ < 0)
@@ -197,17 +197,17 @@ EXPORT int puts(const char *str)
     CALL(int, REAL(puts)(str), 0)
 }
 /* A call taking up to two paths; `failed` tests its result r_. */
-#define PATHCALL_IF(ret_t, name, params, args, p1, p2, failed)       \
-    EXPORT ret_t name params                                         \
-    {                                                                \
-        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                     \
-        hp_ldv_sys_path(&s_, p1);                                               \
-        hp_ldv_sys_path(&s_, p2);                                               \
-        CALL(ret_t, REAL(name) args, failed)                         \
+#define PATHCALL_IF(ret_t, name, params, args, p1, p2, failed)              \
+    EXPORT ret_t name params                                                \
+    {                                                                       \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                  \
+        hp_ldv_sys_path(&s_, p1);                                           \
+        hp_ldv_sys_path(&s_, p2);                                           \
+        CALL(ret_t, REAL(name) args, failed)                                \
     }
-#define PATHCALL(ret_t, name, params, args, p1, p2) \
+#define PATHCALL(ret_t, name, params, args, p1, p2)                         \
     PATHCALL_IF(ret_t, name, params, args, p1, p2, r_ == (ret_t)-1)
-#define PATHCALLP(ret_t, name, params, args, p1, p2) \
+#define PATHCALLP(ret_t, name, params, args, p1, p2)                        \
     PATHCALL_IF(ret_t, name, params, args, p1, p2, r_ == NULL)
 
 static mode_t mode_arg(int flags, va_list ap)
@@ -215,49 +215,23 @@ static mode_t mode_arg(int flags, va_list ap)
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
 }
 
-EXPORT int open(const char *p, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t m = mode_arg(flags, ap);
-    va_end(ap);
-    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
-    hp_ldv_sys_path(&s_, p);
-    CALL(int, REAL(open)(p, flags, m), r_ < 0)
-}
-
-EXPORT int open64(const char *p, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t m = mode_arg(flags, ap);
-    va_end(ap);
-    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
-    hp_ldv_sys_path(&s_, p);
-    CALL(int, REAL(open64)(p, flags, m), r_ < 0)
-}
-
-EXPORT int openat(int d, const char *p, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t m = mode_arg(flags, ap);
-    va_end(ap);
-    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
-    hp_ldv_sys_path(&s_, p);
-    CALL(int, REAL(openat)(d, p, flags, m), r_ < 0)
-}
-
-EXPORT int openat64(int d, const char *p, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t m = mode_arg(flags, ap);
-    va_end(ap);
-    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
-    hp_ldv_sys_path(&s_, p);
-    CALL(int, REAL(openat64)(d, p, flags, m), r_ < 0)
-}
+/* open and its kin: the mode argument is read only when the flags say it
+ * is there (O_CREAT, O_TMPFILE), as libc reads it. */
+#define OPENCALL(name, params, args)                                        \
+    EXPORT int name params                                                  \
+    {                                                                       \
+        va_list ap;                                                         \
+        va_start(ap, flags);                                                \
+        mode_t m = mode_arg(flags, ap);                                     \
+        va_end(ap);                                                         \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                  \
+        hp_ldv_sys_path(&s_, p);                                            \
+        CALL(int, REAL(name) args, r_ < 0)                                  \
+    }
+OPENCALL(open, (const char *p, int flags, ...), (p, flags, m))
+OPENCALL(open64, (const char *p, int flags, ...), (p, flags, m))
+OPENCALL(openat, (int d, const char *p, int flags, ...), (d, p, flags, m))
+OPENCALL(openat64, (int d, const char *p, int flags, ...), (d, p, flags, m))
 
 PATHCALL(int, creat, (const char *p, mode_t m), (p, m), p, NULL)
 PATHCALLP(FILE *, fopen, (const char *p, const char *m), (p, m), p, m)

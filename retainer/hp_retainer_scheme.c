@@ -13,25 +13,23 @@ static int retainer_init(void)
     return 0;
 }
 
+/* What both tables do: label the heap with retainer sets at each census. */
+#define RETAINER_TRAVERSAL                       \
+    .traverses = 1,                              \
+    .init = retainer_init,                       \
+    .before_stop = hp_retainer_prepare,          \
+    .traverse = hp_retainer_traverse,            \
+    .mark_end = hp_rootrec_reset,                \
+    .census_done = hp_retainer_census_done,      \
+    .write_prof = hp_retainer_write_prof
+
 const hp_scheme hp_scheme_retainer = {
     .name = "retainer",
-    .traverses = 1,
-    .init = retainer_init,
-    .before_stop = hp_retainer_prepare,
-    .traverse = hp_retainer_traverse,
-    .mark_end = hp_rootrec_reset,
+    RETAINER_TRAVERSAL,
     .label_of = hp_retainer_label_of,
-    .census_done = hp_retainer_census_done,
-    .write_prof = hp_retainer_write_prof,
 };
 
 const hp_scheme hp_scheme_retainer_filter = {
     .name = "retainer filter",
-    .traverses = 1,
-    .init = retainer_init,
-    .before_stop = hp_retainer_prepare,
-    .traverse = hp_retainer_traverse,
-    .mark_end = hp_rootrec_reset,
-    .census_done = hp_retainer_census_done,
-    .write_prof = hp_retainer_write_prof,
+    RETAINER_TRAVERSAL,
 };

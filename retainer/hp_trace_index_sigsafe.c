@@ -6,35 +6,16 @@
 #include <string.h>
 
 hp_trace_index hp_trace_ix_;
-#define page_vec hp_trace_ix_.page_vec
-#define slot_vec hp_trace_ix_.slot_vec
-#define pages hp_trace_ix_.pages
-#define page_cap hp_trace_ix_.page_cap
-#define pages_used hp_trace_ix_.pages_used
-#define slots hp_trace_ix_.slots
-#define slots_used hp_trace_ix_.slots_used
-#define slots_cap hp_trace_ix_.slots_cap
-#define index_vec hp_trace_ix_.index_vec
-#define cur_index hp_trace_ix_.cur_index
-#define table hp_trace_ix_.table
-#define cap hp_trace_ix_.cap
-#define used hp_trace_ix_.used
-#define last_page hp_trace_ix_.last_page
-#define stack_vec hp_trace_ix_.stack_vec
-#define pending_vec hp_trace_ix_.pending_vec
-#define queue_vec hp_trace_ix_.queue_vec
-#define least_p hp_trace_ix_.least_p
-#define greatest_p hp_trace_ix_.greatest_p
 
 hp_tentry *hp_trace_insert(uintptr_t base)
 {
-    uint64_t mask = cap - 1;
+    uint64_t mask = hp_trace_ix_.cap - 1;
     for (uint64_t j = hp_trace_slot_of(base) & mask;; j = (j + 1) & mask) {
-        hp_tentry *e = &table[j];
+        hp_tentry *e = &hp_trace_ix_.table[j];
         if (e->base == base) return e;
         if (!e->base) {
             e->base = base;
-            used++;
+            hp_trace_ix_.used++;
             return e;
         }
     }
@@ -42,29 +23,29 @@ hp_tentry *hp_trace_insert(uintptr_t base)
 
 hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
 {
-    uint64_t mask = page_cap - 1;
+    uint64_t mask = hp_trace_ix_.page_cap - 1;
     hp_page *p;
     for (uint64_t j = hp_trace_page_slot(page) & mask;; j = (j + 1) & mask) {
-        p = &pages[j];
+        p = &hp_trace_ix_.pages[j];
         if (p->page == page || !p->page) break;
     }
     if (p->page == page && p->size == size) return p;
-    if (!p->page) pages_used++;
+    if (!p->page) hp_trace_ix_.pages_used++;
     uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
-    if (slots_used + n > slots_cap) {
-        uint64_t want = slots_cap ? slots_cap * 2 : (uint64_t)1 << 20;
-        while (want < slots_used + n) want *= 2;
-        if (hp_vec_ensure(&slot_vec, want * sizeof(uint32_t)) != 0) return NULL;
-        slots = (uint32_t *)slot_vec.base;
-        slots_cap = want;
+    if (hp_trace_ix_.slots_used + n > hp_trace_ix_.slots_cap) {
+        uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
+        while (want < hp_trace_ix_.slots_used + n) want *= 2;
+        if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(uint32_t)) != 0) return NULL;
+        hp_trace_ix_.slots = (uint32_t *)hp_trace_ix_.slot_vec.base;
+        hp_trace_ix_.slots_cap = want;
     }
     p->page = page;
     p->size = size;
     p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
-    p->slot_off = (uint32_t)slots_used;
+    p->slot_off = (uint32_t)hp_trace_ix_.slots_used;
     p->nslots = n;
-    memset(&slots[slots_used], 0xff, n * sizeof(uint32_t));
-    slots_used += n;
+    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, n * sizeof(uint32_t));
+    hp_trace_ix_.slots_used += n;
     return p;
 }
 
@@ -73,17 +54,17 @@ int hp_trace_index_reserve(uint64_t n)
 {
     uint64_t want = 1024;
     while (want < n * 2) want *= 2;
-    if (want <= cap) return 0;
-    int next = cur_index ^ 1;
-    if (hp_vec_ensure(&index_vec[next], want * sizeof(hp_tentry)) != 0) return -1;
-    hp_tentry *fresh = (hp_tentry *)index_vec[next].base;
+    if (want <= hp_trace_ix_.cap) return 0;
+    int next = hp_trace_ix_.cur_index ^ 1;
+    if (hp_vec_ensure(&hp_trace_ix_.index_vec[next], want * sizeof(hp_tentry)) != 0) return -1;
+    hp_tentry *fresh = (hp_tentry *)hp_trace_ix_.index_vec[next].base;
     memset(fresh, 0, want * sizeof(hp_tentry));
-    hp_tentry *old = table;
-    uint64_t oldcap = cap;
-    table = fresh;
-    cap = want;
-    used = 0;
-    cur_index = next;
+    hp_tentry *old = hp_trace_ix_.table;
+    uint64_t oldcap = hp_trace_ix_.cap;
+    hp_trace_ix_.table = fresh;
+    hp_trace_ix_.cap = want;
+    hp_trace_ix_.used = 0;
+    hp_trace_ix_.cur_index = next;
     for (uint64_t i = 0; i < oldcap; i++)
         if (old[i].base) *hp_trace_insert(old[i].base) = old[i];
     return 0;

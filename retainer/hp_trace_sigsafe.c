@@ -10,25 +10,6 @@
 
 #include <string.h>
 
-#define page_vec hp_trace_ix_.page_vec
-#define slot_vec hp_trace_ix_.slot_vec
-#define pages hp_trace_ix_.pages
-#define page_cap hp_trace_ix_.page_cap
-#define pages_used hp_trace_ix_.pages_used
-#define slots hp_trace_ix_.slots
-#define slots_used hp_trace_ix_.slots_used
-#define slots_cap hp_trace_ix_.slots_cap
-#define index_vec hp_trace_ix_.index_vec
-#define cur_index hp_trace_ix_.cur_index
-#define table hp_trace_ix_.table
-#define cap hp_trace_ix_.cap
-#define used hp_trace_ix_.used
-#define last_page hp_trace_ix_.last_page
-#define stack_vec hp_trace_ix_.stack_vec
-#define pending_vec hp_trace_ix_.pending_vec
-#define queue_vec hp_trace_ix_.queue_vec
-#define least_p hp_trace_ix_.least_p
-#define greatest_p hp_trace_ix_.greatest_p
 
 #define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
@@ -79,11 +60,11 @@ static void enqueue(uint64_t ref)
 {
     if (q_tail == q_cap) {
         uint64_t want = q_cap ? q_cap * 2 : 65536;
-        if (hp_vec_ensure(&queue_vec, want * sizeof(uint64_t)) != 0) {
+        if (hp_vec_ensure(&hp_trace_ix_.queue_vec, want * sizeof(uint64_t)) != 0) {
             failed = 1;
             return;
         }
-        queue = (uint64_t *)queue_vec.base;
+        queue = (uint64_t *)hp_trace_ix_.queue_vec.base;
         q_cap = want;
     }
     queue[q_tail++] = ref;
@@ -98,64 +79,64 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     failed = 0;
     depth = 0;
     parity ^= HP_TRACE_PARITY_BIT;
-    least = least_p ? (uintptr_t)*least_p : 0;
-    greatest = greatest_p ? (uintptr_t)*greatest_p : UINTPTR_MAX;
+    least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
+    greatest = hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
     all_interior = hp_real.GC_get_all_interior_pointers
                        ? hp_real.GC_get_all_interior_pointers() : 1;
     recs = hp_shadow_table(&nrecs);
-    cap = used = 0;
-    table = NULL;
+    hp_trace_ix_.cap = hp_trace_ix_.used = 0;
+    hp_trace_ix_.table = NULL;
     if (hp_trace_index_reserve(4096) != 0) {
         failed = 1;
         return -1;
     }
     if (merge) {
-        if (hp_vec_ensure(&pending_vec, (nrecs + 1) * sizeof(uint64_t)) != 0) {
+        if (hp_vec_ensure(&hp_trace_ix_.pending_vec, (nrecs + 1) * sizeof(uint64_t)) != 0) {
             failed = 1;
             return -1;
         }
-        pending = (uint64_t *)pending_vec.base;
+        pending = (uint64_t *)hp_trace_ix_.pending_vec.base;
         memset(pending, 0, nrecs * sizeof(uint64_t));
     }
     /* Pages: at most one per record; sized for the pages seen last time. */
     uint64_t want = 1024;
-    while (want < 2 * (pages_used + 64) && want < 2 * (uint64_t)nrecs + 1024) want *= 2;
-    if (want < 2 * (pages_used + 64)) want = 2 * (pages_used + 64);
+    while (want < 2 * (hp_trace_ix_.pages_used + 64) && want < 2 * (uint64_t)nrecs + 1024) want *= 2;
+    if (want < 2 * (hp_trace_ix_.pages_used + 64)) want = 2 * (hp_trace_ix_.pages_used + 64);
     uint64_t p2 = 1024;
     while (p2 < want) p2 *= 2;
-    if (hp_vec_ensure(&page_vec, p2 * sizeof(hp_page)) != 0) {
+    if (hp_vec_ensure(&hp_trace_ix_.page_vec, p2 * sizeof(hp_page)) != 0) {
         failed = 1;
         return -1;
     }
-    pages = (hp_page *)page_vec.base;
-    last_page = NULL;
-    page_cap = p2;
-    memset(pages, 0, p2 * sizeof(hp_page));
-    pages_used = 0;
-    slots_used = 0;
+    hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
+    hp_trace_ix_.last_page = NULL;
+    hp_trace_ix_.page_cap = p2;
+    memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
+    hp_trace_ix_.pages_used = 0;
+    hp_trace_ix_.slots_used = 0;
     /* A base may appear twice (freed, then handed out again, maybe at
      * another size): the later record is the newer object. */
     hp_page *prev = NULL;
     for (size_t i = 0; i < nrecs; i++) {
-        if ((pages_used + 1) * 2 > page_cap) {
+        if ((hp_trace_ix_.pages_used + 1) * 2 > hp_trace_ix_.page_cap) {
             /* Grow the page table: rehash into a bigger one. */
-            uint64_t oldcap = page_cap;
-            hp_page *old = pages;
-            if (hp_vec_ensure(&page_vec, oldcap * 3 * sizeof(hp_page)) != 0) {
+            uint64_t oldcap = hp_trace_ix_.page_cap;
+            hp_page *old = hp_trace_ix_.pages;
+            if (hp_vec_ensure(&hp_trace_ix_.page_vec, oldcap * 3 * sizeof(hp_page)) != 0) {
                 failed = 1;
                 return -1;
             }
-            pages = (hp_page *)page_vec.base;
-            memmove(pages + oldcap * 2, pages, oldcap * sizeof(hp_page));
-            old = pages + oldcap * 2;
-            memset(pages, 0, oldcap * 2 * sizeof(hp_page));
-            page_cap = oldcap * 2;
+            hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
+            memmove(hp_trace_ix_.pages + oldcap * 2, hp_trace_ix_.pages, oldcap * sizeof(hp_page));
+            old = hp_trace_ix_.pages + oldcap * 2;
+            memset(hp_trace_ix_.pages, 0, oldcap * 2 * sizeof(hp_page));
+            hp_trace_ix_.page_cap = oldcap * 2;
             for (uint64_t k = 0; k < oldcap; k++) {
                 if (!old[k].page) continue;
-                uint64_t mask = page_cap - 1;
+                uint64_t mask = hp_trace_ix_.page_cap - 1;
                 uint64_t j = hp_trace_page_slot(old[k].page) & mask;
-                while (pages[j].page) j = (j + 1) & mask;
-                pages[j] = old[k];
+                while (hp_trace_ix_.pages[j].page) j = (j + 1) & mask;
+                hp_trace_ix_.pages[j] = old[k];
             }
             memset(old, 0, oldcap * sizeof(hp_page));
             prev = NULL;
@@ -172,7 +153,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         }
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-        if (k < p->nslots) slots[p->slot_off + k] = (uint32_t)i;
+        if (k < p->nslots) hp_trace_ix_.slots[p->slot_off + k] = (uint32_t)i;
     }
     return 0;
 }
@@ -182,11 +163,11 @@ static void push(uintptr_t lo, uintptr_t hi, const unsigned char *copy, int inte
 {
     if (depth == stack_cap) {
         uint64_t want = stack_cap ? stack_cap * 2 : 65536;
-        if (hp_vec_ensure(&stack_vec, want * sizeof(hp_titem)) != 0) {
+        if (hp_vec_ensure(&hp_trace_ix_.stack_vec, want * sizeof(hp_titem)) != 0) {
             failed = 1;
             return;
         }
-        stack = (hp_titem *)stack_vec.base;
+        stack = (hp_titem *)hp_trace_ix_.stack_vec.base;
         stack_cap = want;
     }
     stack[depth++] = (hp_titem){lo, hi, copy, payload, interior};
@@ -259,7 +240,7 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     /* An object heapprof does not track: the collector's own, a free slot
      * reached conservatively, or one allocated before heapprof attached. */
     if (!hp_real.GC_is_marked(b)) return HP_NO_RECORD;
-    if (used + 1 > cap / 2 && hp_trace_index_reserve(used + 1) != 0) {
+    if (hp_trace_ix_.used + 1 > hp_trace_ix_.cap / 2 && hp_trace_index_reserve(hp_trace_ix_.used + 1) != 0) {
         failed = 1;
         return HP_NO_RECORD;
     }
@@ -316,14 +297,14 @@ static void scan(const hp_titem *it)
 void hp_trace_range(uintptr_t lo, uintptr_t hi, const void *copy, int interior,
                     uint64_t payload)
 {
-    if (failed || !table) return;
+    if (failed || !hp_trace_ix_.table) return;
     hp_titem it = {lo, hi, copy, payload, interior};
     scan(&it);
 }
 
 int hp_trace_object(uintptr_t base, uint64_t payload)
 {
-    if (failed || !table) return -1;
+    if (failed || !hp_trace_ix_.table) return -1;
     hp_tentry *e;
     uint32_t idx = target_of(base, 0, &e);
     if (idx == HP_NO_RECORD && !e) return -1;
