@@ -12,6 +12,7 @@
 #include "core/hp_capture.h"
 #include "core/hp_ccstats.h"
 #include "core/hp_mem.h"
+#include "core/hp_outfile.h"
 #include "core/hp_rt.h"
 #include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
@@ -106,19 +107,27 @@ static void scheme_exit_death(hp_rec *r, hp_event ev, void *arg)
     if (hp_filter_passes(r)) hp_schemes_primary()->on_death(r, atomic_load(&hp_rt.period));
 }
 
+static int prof_ok, csv_ok;   /* the .prof and .alloc.csv were written whole */
+
+/* One file's fate, for the exit line when the profile is not complete. */
+static void file_fate(const char *path, int ok, int begun)
+{
+    hp_buf_str(&msg, path);
+    hp_buf_str(&msg, ok ? " written" : begun ? " incomplete (it ends at the last census "
+                                               "written)" : " not written");
+}
+
 static void say_done(void)
 {
     hp_buf_reset(&msg);
-    if (hp_totals.objects == 0 && hp_stacks_count() <= 1 && hp_output_fd != -2) {
+    int hp_ok = hp_output_hp_state == HP_OUT_DONE;
+    if (hp_totals.objects == 0 && hp_stacks_count() <= 1 && !hp_ok) {
         if (hp_rt.forked_child) return;
         hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
         hp_buf_str(&msg, hp_rt.program);
         hp_buf_str(&msg, " (it does not use libgc, or links it statically); "
                          "no profile written");
-    } else if (hp_output_fd == -1) {
-        hp_buf_str(&msg, "heapprof: no profile written for ");
-        hp_buf_str(&msg, hp_rt.program);
-    } else {
+    } else if (hp_ok && prof_ok && csv_ok) {
         hp_buf_str(&msg, "heapprof: wrote ");
         hp_buf_str(&msg, hp_rt.hp_path);
         hp_buf_str(&msg, ", ");
@@ -131,14 +140,45 @@ static void say_done(void)
         hp_buf_u64(&msg, hp_cf.peak_bytes);
         hp_buf_str(&msg, " bytes live); view with: hp2ps -c ");
         hp_buf_str(&msg, hp_rt.hp_path);
+    } else {
+        hp_buf_str(&msg, "heapprof: no complete profile written for ");
+        hp_buf_str(&msg, hp_rt.program);
+        hp_buf_str(&msg, ": ");
+        file_fate(hp_rt.hp_path, hp_ok, hp_output_hp_state == HP_OUT_FAILED &&
+                                            hp_cf.censuses > 0);
+        hp_buf_str(&msg, ", ");
+        file_fate(hp_rt.prof_path, prof_ok, 0);
+        hp_buf_str(&msg, ", ");
+        file_fate(hp_rt.csv_path, csv_ok, 0);
+        hp_buf_str(&msg, " (the reasons are above)");
     }
     hp_say(hp_buf_cstr(&msg));
 }
 
-static void write_prof(int from_signal, double end)
+/* Create one of the end's files and fill it: 1 when written whole. */
+static int write_whole(const char *path, void (*fill)(int fd, void *arg), void *arg)
 {
-    int fd = hp_sys_open(hp_rt.prof_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
+    hp_outfile f = {0, 0, 0};
+    const char *why = NULL;
+    int fd = hp_outfile_create(path, &f, &why);
+    if (fd >= 0) {
+        hp_buf_write_error_reset();
+        fill(fd, arg);
+        int err = hp_buf_write_error();
+        hp_sys_close(fd);
+        if (err) why = hp_errno_text(err);
+    }
+    if (why) hp_output_cannot_write(path, why);
+    return why == NULL;
+}
+
+typedef struct prof_args { int from_signal; double end; } prof_args;
+
+static void fill_prof(int fd, void *arg)
+{
+    prof_args *a = arg;
+    int from_signal = a->from_signal;
+    double end = a->end;
     hp_prof_summary s = {0};
     s.job = hp_rt.job;
     s.date = hp_output_date;
@@ -178,12 +218,32 @@ static void write_prof(int from_signal, double end)
         hp_report_complete(c, stats[c].objects, stats[c].bytes, stats[c].requested);
     hp_prof_write(fd, &s, stats, nstats);
     HP_SCHEMES_EACH(write_prof, fd);
-    hp_sys_close(fd);
-    fd = hp_sys_open(hp_rt.csv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        hp_prof_write_csv(fd, hp_rt.cfg.report, stats, nstats);
-        hp_sys_close(fd);
+}
+
+static void fill_csv(int fd, void *arg)
+{
+    (void)arg;
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    hp_prof_write_csv(fd, hp_rt.cfg.report, stats, nstats);
+}
+
+/* The rest of the .hp at the end: a scheme's own samples (ldv), then the
+ * closing sample; errors of every write count. */
+typedef struct tail_args { const hp_scheme *p; double end; } tail_args;
+
+static int write_tail(int fd, void *arg)
+{
+    tail_args *a = arg;
+    hp_buf_write_error_reset();
+    if (a->p->write_samples) a->p->write_samples(fd);
+    hp_output_close_sample(fd, a->end);
+    int err = hp_buf_write_error();
+    if (err) {
+        errno = err;
+        return -1;
     }
+    return 0;
 }
 
 void hp_census_finish(int from_signal)
@@ -199,19 +259,18 @@ void hp_census_finish(int from_signal)
     const hp_scheme *p = hp_schemes_primary();
     /* Files are completed whenever something was allocated or a census
      * was written (a program that only initialised the collector). */
-    if (hp_totals.objects > 0 || hp_stacks_count() > 1 || hp_output_fd >= 0) {
+    if (hp_totals.objects > 0 || hp_stacks_count() > 1 || hp_output_hp_state != HP_OUT_NONE) {
         HP_SCHEMES_EACH(stop);
         if (from_signal) signal_census(end);
         else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
         if (!from_signal && p->on_death) hp_shadow_foreach(scheme_exit_death, NULL);
         hp_output_open_hp();
-        if (hp_output_fd >= 0 && p->write_samples) p->write_samples(hp_output_fd);
-        if (hp_output_fd >= 0) {
-            hp_output_close_sample(end);
-            hp_sys_close(hp_output_fd);
-            hp_output_fd = -2;   /* closed after a complete profile */
-            write_prof(from_signal, end);
-        }
+        tail_args t = {p, end};
+        if (hp_output_hp_append(write_tail, &t) == 0) hp_output_hp_state = HP_OUT_DONE;
+        /* The report is worth having even when the .hp failed. */
+        prof_args a = {from_signal, end};
+        prof_ok = write_whole(hp_rt.prof_path, fill_prof, &a);
+        csv_ok = write_whole(hp_rt.csv_path, fill_csv, NULL);
     }
     say_done();
     hp_output_release_role();

@@ -9,6 +9,7 @@
 #include "core/hp_buf.h"
 #include "core/hp_ccstats.h"
 #include "core/hp_mem.h"
+#include "core/hp_outfile.h"
 #include "core/hp_rt.h"
 #include "core/hp_sys.h"
 #include "hp_writer/hp_hpfile.h"
@@ -25,8 +26,8 @@ static hp_vec sample_values_vec;  /* uint64_t[] */
 static hp_buf hp_out;             /* one .hp sample */
 static hp_buf msg;                /* a line for stderr */
 static _Atomic int output_role;   /* 1 while a census or the finisher writes */
-int hp_output_fd = -1;            /* the .hp file; -2: closed after a complete profile */
-static int output_failed;
+hp_outfile hp_output_hp;          /* the .hp, once created */
+int hp_output_hp_state;           /* HP_OUT_NONE, _OPEN, _FAILED, _DONE */
 
 int hp_output_init(void)
 {
@@ -49,24 +50,63 @@ int hp_output_take_role(void)
 
 void hp_output_release_role(void) { atomic_store(&output_role, 0); }
 
+void hp_output_cannot_write(const char *path, const char *why)
+{
+    hp_buf_reset(&msg);
+    hp_buf_str(&msg, "heapprof: cannot write ");
+    hp_buf_str(&msg, path);
+    hp_buf_str(&msg, ": ");
+    hp_buf_str(&msg, why);
+    hp_say(hp_buf_cstr(&msg));
+}
+
 void hp_output_open_hp(void)
 {
-    if (hp_output_fd >= 0 || output_failed || hp_output_finished) return;
-    hp_output_fd = hp_sys_open(hp_rt.hp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (hp_output_fd < 0 ||
-        hp_hp_header(&hp_out, hp_output_fd, hp_rt.job, hp_output_date) != 0) {
-        int err = errno;
-        hp_buf_reset(&msg);
-        hp_buf_str(&msg, "heapprof: cannot write the heap profile ");
-        hp_buf_str(&msg, hp_rt.hp_path);
-        hp_buf_str(&msg, ": ");
-        hp_buf_errno(&msg, err);
-        hp_buf_str(&msg, "; set HEAPPROF=...,out=PATH to a writable place");
-        hp_say(hp_buf_cstr(&msg));
-        if (hp_output_fd >= 0) hp_sys_close(hp_output_fd);
-        hp_output_fd = -1;
-        output_failed = 1;
+    if (hp_output_hp_state != HP_OUT_NONE || hp_output_finished) return;
+    const char *why = NULL;
+    int fd = hp_outfile_create(hp_rt.hp_path, &hp_output_hp, &why);
+    if (fd >= 0 && hp_hp_header(&hp_out, fd, hp_rt.job, hp_output_date) != 0) why = hp_errno_text(errno);
+    if (fd >= 0) hp_sys_close(fd);
+    if (why) {
+        hp_output_cannot_write(hp_rt.hp_path, why);
+        hp_output_hp_state = HP_OUT_FAILED;
+        return;
     }
+    hp_output_hp_state = HP_OUT_OPEN;
+}
+
+int hp_output_hp_append(int (*write_fn)(int fd, void *arg), void *arg)
+{
+    if (hp_output_hp_state != HP_OUT_OPEN) return -1;
+    const char *why = NULL;
+    int fd = hp_outfile_append(hp_rt.hp_path, &hp_output_hp, &why);
+    if (fd >= 0) {
+        int64_t size = hp_outfile_size(fd);
+        if (write_fn(fd, arg) != 0) {
+            why = hp_errno_text(errno);
+            hp_outfile_cut(fd, size);   /* never a sample cut mid-line */
+        }
+        hp_sys_close(fd);
+    }
+    if (why) {
+        hp_output_cannot_write(hp_rt.hp_path, why);
+        hp_output_hp_state = HP_OUT_FAILED;
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct sample_args {
+    double t;
+    const char *const *names;
+    const uint64_t *values;
+    size_t n;
+} sample_args;
+
+static int write_sample(int fd, void *arg)
+{
+    sample_args *a = arg;
+    return hp_hp_sample(&hp_out, fd, a->t, a->names, a->values, a->n);
 }
 
 static int ensure_label_bytes(uint32_t label)
@@ -118,13 +158,14 @@ void hp_output_write_sample(double t)
         lb[l] = 0;
     }
     hp_output_open_hp();
-    if (hp_output_fd >= 0) hp_hp_sample(&hp_out, hp_output_fd, t, names, values, n);
+    sample_args a = {t, names, values, n};
+    hp_output_hp_append(write_sample, &a);
 }
 
-/* The closing (empty) sample. */
-void hp_output_close_sample(double t)
+/* The closing (empty) sample, written to fd. */
+int hp_output_close_sample(int fd, double t)
 {
-    hp_hp_sample(&hp_out, hp_output_fd, t, NULL, NULL, 0);
+    return hp_hp_sample(&hp_out, fd, t, NULL, NULL, 0);
 }
 
 int hp_census_note_peak(uint64_t live_bytes, uint64_t live_objects, double t)
@@ -149,9 +190,8 @@ void hp_census_reset_stacks(int peak)
 
 void hp_output_postfork_child(void)
 {
-    if (hp_output_fd >= 0) hp_sys_close(hp_output_fd);
-    hp_output_fd = -1;
-    output_failed = 0;
+    hp_output_hp_state = HP_OUT_NONE;
+    hp_output_hp.made = 0;
     hp_output_finished = 0;
     atomic_store(&output_role, 0);
     hp_output_stamp_date();

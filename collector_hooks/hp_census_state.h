@@ -34,11 +34,18 @@ void hp_census_reset_stacks(int peak);
 int hp_census_add(hp_rec *r, size_t idx);
 
 /* Shared by the sample and finish files of the output. */
-extern int hp_output_fd;          /* the .hp file; -1 none; -2 closed after a complete profile */
+enum { HP_OUT_NONE, HP_OUT_OPEN, HP_OUT_FAILED, HP_OUT_DONE };
+extern int hp_output_hp_state;    /* the .hp: not yet made, being written, failed, complete */
 extern int hp_output_finished;
 extern char hp_output_date[64];   /* the DATE of the .hp and .prof */
 int hp_output_finish_init(void);
 void hp_output_stamp_date(void);
-void hp_output_close_sample(double t);
+/* Open the .hp to append, run write_fn on it (0 or -1 with errno); a
+ * failure cuts back what was half-written, is said on stderr once, and
+ * ends the .hp (state HP_OUT_FAILED). 0 or -1. */
+int hp_output_hp_append(int (*write_fn)(int fd, void *arg), void *arg);
+int hp_output_close_sample(int fd, double t);
+/* "heapprof: cannot write PATH: WHY" on stderr. */
+void hp_output_cannot_write(const char *path, const char *why);
 
 #endif

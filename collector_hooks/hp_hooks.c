@@ -16,6 +16,9 @@ static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
 #define HP_FORCE_AFTER 1.25
 
 static _Atomic int forcing;                /* a forced collection is running */
+/* The exit-time collection is running: the program's own callbacks are
+ * not called (its atexit handlers may have torn down what they use). */
+static _Atomic int at_exit_collection;
 static _Atomic int force_census;           /* the next collection takes a census */
 static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection */
 
@@ -85,7 +88,7 @@ static void hp_on_collection_event(GC_EventType ev)
     }
     HP_OWNER_LEAVE();
     GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
-    if (fn) fn(ev);
+    if (fn && !atomic_load(&at_exit_collection)) fn(ev);
 }
 
 /* Asked by the collector for each writable segment of each module at each
@@ -95,7 +98,9 @@ static int hp_has_static_roots(const char *name, void *start, size_t size)
     uintptr_t a = (uintptr_t)start;
     if (a >= self_lo && a < self_hi) return 0;
     GC_has_static_roots_func fn = atomic_load(&program_roots_cb);
-    return fn ? fn(name, start, size) : 1;
+    /* At exit the program's filter is not asked (it is the program's code,
+     * after its teardown): every segment is a root, libgc's default. */
+    return fn && !atomic_load(&at_exit_collection) ? fn(name, start, size) : 1;
 }
 /* ---- end of collector-callback code ---- */
 
@@ -175,8 +180,28 @@ static void *census_under_lock(void *unused)
     return NULL;
 }
 
+static void no_finalizers(void) {}
+
+/* The last census, at exit (after the program's atexit handlers: heapprof's
+ * handler was registered before main). A collection here must run none of
+ * the program's code that would not have run without heapprof:
+ *   - finalizers: the collection runs with finalization on demand and a
+ *     notifier of heapprof's that does nothing, so objects found ready stay
+ *     queued, never finalized (the program would not have collected);
+ *   - the program's collection-event callback and static-roots filter are
+ *     not called during it;
+ *   - after GC_deinit (a collector shut down) there is no collection at all,
+ *     which would start libgc again: the census counts every record not
+ *     found dead by an earlier collection, as when the collector is
+ *     disabled. */
 void hp_hooks_final_collection(void)
 {
+    if (hp_real.GC_is_init_called && !hp_real.GC_is_init_called()) {
+        HP_OWNER_ENTER();   /* no collector any more: no other owner */
+        hp_census_without_collection();
+        HP_OWNER_LEAVE();
+        return;
+    }
     uint64_t t0 = hp_mono_ns(), ex0 = hp_rt_excluded();
     uint32_t before = atomic_load(&hp_rt.period);
     /* A thread that has unregistered itself (bdwgc's own gctest does this
@@ -192,13 +217,24 @@ void hp_hooks_final_collection(void)
             registered_here = 1;
     }
     int may_collect = !hp_real.GC_thread_is_registered || hp_real.GC_thread_is_registered();
-    if (may_collect) {
+    /* Without the calls to defer finalizers, no collection: it could run them. */
+    int can_defer = hp_real.GC_get_finalize_on_demand && hp_real.GC_set_finalize_on_demand &&
+                    hp_real.GC_get_finalizer_notifier && hp_real.GC_set_finalizer_notifier;
+    if (may_collect && can_defer) {
+        int on_demand = hp_real.GC_get_finalize_on_demand();
+        GC_finalizer_notifier_proc notifier = hp_real.GC_get_finalizer_notifier();
+        hp_real.GC_set_finalize_on_demand(1);
+        hp_real.GC_set_finalizer_notifier(no_finalizers);
+        atomic_store(&at_exit_collection, 1);
         atomic_store(&force_census, 1);
         hp_thread *t = &hp_tls;
         if (t->depth++ == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
         hp_real.GC_gcollect();
         t->depth--;
         atomic_store(&force_census, 0);
+        atomic_store(&at_exit_collection, 0);
+        hp_real.GC_set_finalizer_notifier(notifier);
+        hp_real.GC_set_finalize_on_demand(on_demand);
     }
     if (atomic_load(&hp_rt.period) == before)
         /* The collector declined (GC_disable) or could not run: the last

@@ -36,6 +36,8 @@ void hp_buf_strw(hp_buf *b, const char *s, int width);
  * for the errors a file can meet ("error N" for others): strerror is not
  * async-signal-safe. */
 void hp_buf_errno(hp_buf *b, int err);
+/* The same text as a string. */
+const char *hp_errno_text(int err);
 const char *hp_buf_cstr(hp_buf *b);   /* NUL-terminated view */
 /* Write the whole buffer to fd (retrying short writes). 0 or -1. Every
  * output file of heapprof (.hp, .prof, .alloc.csv) is written through
@@ -47,5 +49,9 @@ int hp_buf_write(hp_buf *b, int fd);
  * NULL restores the raw write. Set it before output starts. */
 typedef int (*hp_write_fn)(int fd, const void *p, size_t n);
 void hp_buf_set_writer(hp_write_fn fn);
+/* The errno of the first hp_buf_write that failed since the last reset,
+ * or 0: a writer made of many writes checks once, at its end. */
+int hp_buf_write_error(void);
+void hp_buf_write_error_reset(void);
 
 #endif

@@ -89,10 +89,17 @@ static hp_write_fn writer;   /* NULL: hp_sys_write_all */
 
 void hp_buf_set_writer(hp_write_fn fn) { writer = fn; }
 
+static int first_error;
+
+int hp_buf_write_error(void) { return first_error; }
+void hp_buf_write_error_reset(void) { first_error = 0; }
+
 int hp_buf_write(hp_buf *b, int fd)
 {
-    if (writer) return writer(fd, b->vec.base, b->len);
-    return hp_sys_write_all(fd, b->vec.base, b->len);
+    int rc = writer ? writer(fd, b->vec.base, b->len)
+                    : hp_sys_write_all(fd, b->vec.base, b->len);
+    if (rc != 0 && !first_error) first_error = errno ? errno : EIO;
+    return rc;
 }
 
 void hp_buf_hex(hp_buf *b, uint64_t v)
@@ -106,7 +113,7 @@ void hp_buf_hex(hp_buf *b, uint64_t v)
     while (n) hp_buf_chr(b, tmp[--n]);
 }
 
-void hp_buf_errno(hp_buf *b, int err)
+static const char *lookup_errno(int err)
 {
     static const struct { int err; const char *text; } texts[] = {
         {EPERM, "Operation not permitted"}, {ENOENT, "No such file or directory"},
@@ -122,10 +129,23 @@ void hp_buf_errno(hp_buf *b, int err)
         {ELOOP, "Too many levels of symbolic links"}, {EDQUOT, "Disk quota exceeded"},
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-        if (texts[i].err == err) {
-            hp_buf_str(b, texts[i].text);
-            return;
-        }
+        if (texts[i].err == err) return texts[i].text;
+    return NULL;
+}
+
+const char *hp_errno_text(int err)
+{
+    const char *t = lookup_errno(err);
+    return t ? t : "the system refused it";
+}
+
+void hp_buf_errno(hp_buf *b, int err)
+{
+    const char *t = lookup_errno(err);
+    if (t) {
+        hp_buf_str(b, t);
+        return;
+    }
     hp_buf_str(b, "error ");
     hp_buf_u64(b, (uint64_t)(err < 0 ? -err : err));
 }

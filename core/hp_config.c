@@ -89,10 +89,15 @@ const char *hp_config_help(void)
 static int set_err(char *err, size_t errlen, const char *fmt, const char *tok,
                    size_t toklen)
 {
-    char t[256];
-    if (toklen >= sizeof t) toklen = sizeof t - 1;
-    memcpy(t, tok, toklen);
-    t[toklen] = 0;
+    /* A long token is cut (the message names it; it need not repeat it). */
+    char t[96];
+    if (toklen > 64) {
+        memcpy(t, tok, 64);
+        memcpy(t + 64, "...", 4);
+    } else {
+        memcpy(t, tok, toklen);
+        t[toklen] = 0;
+    }
     snprintf(err, errlen, fmt, t);
     return -1;
 }
@@ -268,6 +273,22 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': out takes a file path "
                         "(without commas), e.g. out=/tmp/run1", s, n);
+                if (v[vlen - 1] == '/')
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': out names the profile's file "
+                        "stem, not a directory; write out=DIR/NAME (then DIR/NAME.hp, "
+                        "DIR/NAME.prof, ...)", s, n);
+                /* Every component must fit a file name once ".alloc.csv" and a
+                 * forked child's ".PID" are added. */
+                size_t comp = 0;
+                for (size_t k = 0; k < vlen; k++) {
+                    comp = v[k] == '/' ? 0 : comp + 1;
+                    if (comp > HP_OUT_COMPONENT_MAX)
+                        return set_err(err, errlen,
+                            "bad value in HEAPPROF option '%s': a part of the out= path is "
+                            "longer than 230 bytes, too long for a file name once .alloc.csv "
+                            "is added; choose a shorter name", s, n);
+                }
                 memcpy(c->out, v, vlen);
                 c->out[vlen] = 0;
             } else {

@@ -18,6 +18,8 @@ typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP, HP_UNWIND_LIBUNWIND_RAW } hp_u
 #define HP_MAX_DEPTH 64
 #define HP_OUT_MAX 4096
 #define HP_FILTER_MAX 256
+/* The longest component of out=: NAME_MAX (255) less ".12345678.alloc.csv". */
+#define HP_OUT_COMPONENT_MAX 230
 
 typedef struct hp_config {
     hp_mode mode;

@@ -42,7 +42,9 @@ void hp_rt_exclude(uint64_t ns);
 void hp_rt_exclude_reset(void);
 /* Profiler time so far, in nanoseconds. */
 uint64_t hp_rt_excluded(void);
-/* Write a message line to stderr (async-signal-safe). */
+/* Write a message line to stderr (async-signal-safe), while fd 2 is the
+ * stderr the program started with (hp_say_init notes it, first thing). */
 void hp_say(const char *msg);
+void hp_say_init(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include "core/hp_sys.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 hp_runtime hp_rt;
@@ -42,10 +43,35 @@ uint64_t hp_rt_exclude_since(uint64_t t0)
     return now;
 }
 
+/* Standard error as the program was started with it: heapprof writes there
+ * only while fd 2 is still that file (a program that closed fd 2 and
+ * opened its own data file there never receives heapprof's lines). */
+static struct { uint64_t dev, ino; int known; } stderr_id;
+
+static int stderr_identity(uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    if (HP_SYS6(SYS_fstat, 2, &st, 0, 0, 0, 0) != 0) return -1;
+    *dev = st.st_dev;
+    *ino = st.st_ino;
+    return 0;
+}
+
+void hp_say_init(void)
+{
+    stderr_id.known = stderr_identity(&stderr_id.dev, &stderr_id.ino) == 0 ? 1 : -1;
+}
+
 void hp_say(const char *msg)
 {
     int saved = errno;
-    hp_sys_write_all(2, msg, strlen(msg));
-    hp_sys_write_all(2, "\n", 1);
+    uint64_t dev, ino;
+    int ours = stderr_id.known == 0 ||   /* before start-up: as it is */
+               (stderr_id.known > 0 && stderr_identity(&dev, &ino) == 0 &&
+                dev == stderr_id.dev && ino == stderr_id.ino);
+    if (ours) {
+        hp_sys_write_all(2, msg, strlen(msg));
+        hp_sys_write_all(2, "\n", 1);
+    }
     errno = saved;
 }

@@ -2,6 +2,7 @@
  * (see hp_unwind.h). */
 #define UNW_LOCAL_ONLY
 #include "core/hp_unwind.h"
+#include "core/hp_symbols.h"
 #include "core/hp_capture_cache.h"
 #include "core/hp_config.h"
 
@@ -27,6 +28,7 @@ static struct {
 } unw;
 
 static _Atomic int raw_skip = -1;   /* heapprof's own frames in an unw_backtrace */
+uintptr_t hp_unwind_lo, hp_unwind_hi;
 _Atomic uint64_t hp_unwind_slow_walks_;  /* walks libunwind made itself (walk_and_learn) */
 #define slow_walks hp_unwind_slow_walks_
 
@@ -49,6 +51,11 @@ int hp_unwind_init(void)
     if (!unw.backtrace || !unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg ||
         !unw.get_save_loc || !unw.get_proc_info || !unw.is_signal_frame)
         return -1;
+    uintptr_t lo, hi;
+    if (hp_symbols_module_span((uintptr_t)unw.backtrace, &lo, &hi) == 0) {
+        hp_unwind_lo = lo;
+        hp_unwind_hi = hi;
+    }
     return 0;
 }
 

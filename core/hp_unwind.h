@@ -17,6 +17,15 @@
 
 #include "core/hp_thread.h"
 
+/* Where libunwind's code is (once loaded; 0, 0 before): its own calls to
+ * libc (a pipe it uses to validate addresses) are told apart by return
+ * address (preload/hp_libc_wrappers.c). */
+extern uintptr_t hp_unwind_lo, hp_unwind_hi;
+static inline int hp_unwind_called_from(uintptr_t ret)
+{
+    return ret >= hp_unwind_lo && ret < hp_unwind_hi;
+}
+
 /* Load libunwind privately. 0 when available. */
 int hp_unwind_init(void);
 /* Return addresses from `ret` (the wrapper's return address) outwards,

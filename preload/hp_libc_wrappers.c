@@ -10,6 +10,8 @@
  * Async-signal-safe where the real function is (a program may call write()
  * from a signal handler): ldv's part is. */
 #undef _FILE_OFFSET_BITS   /* pread and pread64 are two symbols here */
+#include "core/hp_sys.h"
+#include "core/hp_unwind.h"
 #include "ldv/hp_ldv.h"
 
 #include <dlfcn.h>
@@ -29,6 +31,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #define HP_SYS_FUNCTIONS(X)                                                 \
     X(read) X(write) X(readv) X(writev) X(pread) X(pwrite) X(pread64) X(pwrite64) \
@@ -41,7 +45,7 @@
     X(truncate) X(chmod) X(execve) X(execv) X(execvp)                       \
     X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
     X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
-    X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)
+    X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(pipe2) X(close)
 
 /* glibc's _FORTIFY_SOURCE entry points (programs built with it, as Debian
  * builds its packages, call these instead); declared here since the
@@ -368,3 +372,63 @@ PATHCALL(int, __open_2, (const char *p, int f), (p, f), p, NULL)
 PATHCALL(int, __open64_2, (const char *p, int f), (p, f), p, NULL)
 PATHCALL(int, __openat_2, (int d, const char *p, int f), (d, p, f), p, NULL)
 PATHCALL(int, __openat64_2, (int d, const char *p, int f), (d, p, f), p, NULL)
+
+/* ---- libunwind's address-validation pipe. libunwind (loaded by heapprof,
+ * privately) validates addresses by writing them to a pipe it makes once
+ * with pipe2; when a write fails with EBADF (the program closed every
+ * descriptor, as daemons and shells do) it closes both fds, whatever they
+ * now are, and makes the pipe again. So: its pipe is moved to descriptors
+ * far above the program's (the lowest free 64 below the soft limit), and
+ * its close of a descriptor that is no longer its pipe is not done (the
+ * number belongs to the program by then). Other callers go straight
+ * through. ---- */
+static struct { int fd; uint64_t dev, ino; } unw_pipe[2] = {{-1, 0, 0}, {-1, 0, 0}};
+
+static int fd_identity(int fd, uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    if (HP_SYS6(SYS_fstat, fd, &st, 0, 0, 0, 0) != 0) return -1;
+    *dev = st.st_dev;
+    *ino = st.st_ino;
+    return 0;
+}
+
+static int move_high(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 128) return fd;
+    rlim_t top = rl.rlim_cur > (1 << 20) ? (1 << 20) : rl.rlim_cur;
+    int hi = (int)HP_SYS6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, top - 64, 0, 0, 0);
+    if (hi < 0) return fd;
+    hp_sys_close(fd);
+    return hi;
+}
+
+EXPORT int pipe2(int fds[2], int flags)
+{
+    int r = REAL(pipe2)(fds, flags);
+    if (r == 0 && hp_unwind_called_from((uintptr_t)__builtin_return_address(0))) {
+        int saved = errno;
+        for (int i = 0; i < 2; i++) {
+            fds[i] = move_high(fds[i]);
+            unw_pipe[i].fd = fds[i];
+            if (fd_identity(fds[i], &unw_pipe[i].dev, &unw_pipe[i].ino) != 0) unw_pipe[i].fd = -1;
+        }
+        errno = saved;
+    }
+    return r;
+}
+
+EXPORT int close(int fd)
+{
+    if (hp_unwind_called_from((uintptr_t)__builtin_return_address(0))) {
+        uint64_t dev, ino;
+        int ours = 0;
+        for (int i = 0; i < 2; i++)
+            if (unw_pipe[i].fd == fd && fd_identity(fd, &dev, &ino) == 0 &&
+                dev == unw_pipe[i].dev && ino == unw_pipe[i].ino)
+                ours = 1;
+        if (!ours) return 0;   /* not libunwind's any more: the program's */
+    }
+    return REAL(close)(fd);
+}

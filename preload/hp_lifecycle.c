@@ -98,9 +98,20 @@ static void check_output(void)
     else strcpy(dir, ".");
     /* access() says yes to root even where nothing can be created (/proc, a
      * read-only file system): create and remove a probe file instead. */
+    /* An unnamed file (O_TMPFILE): no name another process could have
+     * taken first; where the file system has none, a name of our own that
+     * no one has (O_EXCL, a few tries). */
     char probe[HP_OUT_MAX + 128];
-    snprintf(probe, sizeof probe, "%s/.heapprof-probe-%d", dir, (int)getpid());
-    int fd = hp_sys_open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    probe[0] = 0;
+    int fd = hp_sys_open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    for (int i = 0; fd < 0 && errno != EACCES && errno != EROFS && errno != ENOENT &&
+                    errno != ENOTDIR && i < 8; i++) {
+        snprintf(probe, sizeof probe, "%s/.heapprof-probe-%d-%llx", dir, (int)getpid(),
+                 (unsigned long long)(hp_mono_ns() * 2654435761u >> 8) + (unsigned)i);
+        fd = hp_sys_open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+        if (fd < 0) probe[0] = 0;
+    }
     if (fd < 0) {
         char msg[HP_OUT_MAX * 2];
         snprintf(msg, sizeof msg,
@@ -110,7 +121,7 @@ static void check_output(void)
         die(msg, 2);
     }
     hp_sys_close(fd);
-    hp_sys_unlink(probe);
+    if (probe[0]) hp_sys_unlink(probe);
 }
 
 static void install_signal_handlers(void)
@@ -174,6 +185,7 @@ void hp_ensure_init(void)
         while (atomic_load(&init_state) != 2) sched_yield();
         return;
     }
+    hp_say_init();
     hp_rt.start_ns = hp_mono_ns();
     hp_rt.pid = getpid();
     char err[512];

@@ -324,3 +324,30 @@ Test(config, rset_is_refused_in_mode_ldv)
     cr_assert(strstr(err, "use rset= with mode cc, module or kind") != NULL, "%s", err);
     cr_assert_eq(hp_config_parse("cc,rset=g_cache", &c, err, sizeof err), 0);
 }
+
+/* out= names a file stem: a directory (trailing '/') would give hidden
+ * files ".hp", ".prof"; a component too long for a file name would pass
+ * the start-up check and lose the profile at the first census. A huge
+ * unknown key is named, cut, in a message that keeps its list of keys. */
+Test(config, out_must_name_a_file_stem_that_fits)
+{
+    hp_config c;
+    char err[512];
+    cr_assert_eq(hp_config_parse("cc,out=/tmp/dir/", &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "out names the profile's file stem, not a directory") != NULL, "%s", err);
+    char big[400];
+    memcpy(big, "out=/tmp/", 9);
+    memset(big + 9, 'a', 240);
+    big[249] = 0;
+    cr_assert_eq(hp_config_parse(big, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "longer than 230 bytes") != NULL, "%s", err);
+    big[9 + 230] = 0;
+    cr_assert_eq(hp_config_parse(big, &c, err, sizeof err), 0, "%s", err);
+    static char huge[100000];
+    memset(huge, 'k', sizeof huge - 1);
+    memcpy(huge, "cc,", 3);
+    memcpy(huge + sizeof huge - 3, "=1", 2);
+    cr_assert_eq(hp_config_parse(huge, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "...' in HEAPPROF; valid options: ") != NULL, "%s", err);
+    cr_assert(strstr(err, "repeat=N") != NULL, "%s", err);   /* the whole list */
+}

@@ -1,0 +1,170 @@
+"""Safety tests (issue "safe on any program"): a program profiled by
+heapprof behaves as it does without it, keeps its data, and heapprof never
+claims a profile it did not write. Each case runs the same program plainly
+and under heapprof in every mode that takes censuses by collection (cc,
+module, kind, retainer, roots), and compares stdout, exit status and the
+program's own files byte for byte; then checks the profile is valid
+(hp2ps reads it) or that stderr says why it is not, and that the exit line
+claims only what was written.
+"""
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import unittest
+
+import hptest
+
+SAFETY = os.environ.get("HEAPPROF_SAFETY", "")
+MODES = ("cc", "module", "kind", "retainer", "roots")
+
+
+def sprog(name):
+    return os.path.join(SAFETY, name)
+
+
+def run_in(d, argv, heapprof=None, timeout=120, wrap=None):
+    e = dict(os.environ)
+    e.pop("HEAPPROF", None)
+    e.pop("LD_PRELOAD", None)
+    if heapprof is not None:
+        e["LD_PRELOAD"] = hptest.LIB
+        e["HEAPPROF"] = heapprof
+    cmd = (wrap or []) + argv
+    return subprocess.run(cmd, cwd=d, env=e, capture_output=True, text=True, timeout=timeout)
+
+
+class Safe(unittest.TestCase):
+
+    def tmp(self):
+        d = tempfile.mkdtemp(prefix="hpsafe-")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
+
+    def same_as_plain(self, name, modes=MODES, extra=""):
+        """Run sprog(name) plainly and in each mode; return {mode: (run, dir)}."""
+        d0 = self.tmp()
+        plain = run_in(d0, [sprog(name)])
+        runs = {}
+        for m in modes:
+            d = self.tmp()
+            r = run_in(d, [sprog(name)], heapprof=m + ",interval=0" + extra)
+            self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout),
+                             "%s under HEAPPROF=%s: stderr %s" % (name, m, r.stderr))
+            runs[m] = (r, d)
+        return plain, runs
+
+    def assert_profile(self, r, d, stem):
+        hp = os.path.join(d, stem + ".hp")
+        self.assertIn("heapprof: wrote %s.hp" % stem, r.stderr)
+        hptest.check_hp_format(self, hp)
+        self.assertTrue(os.path.getsize(os.path.join(d, stem + ".prof")) > 0)
+        self.assertTrue(os.path.getsize(os.path.join(d, stem + ".alloc.csv")) > 0)
+
+    # 1. The last census runs no finalizer and no program callback.
+    def test_exit_runs_no_finalizer_after_the_programs_teardown(self):
+        plain, runs = self.same_as_plain("sf_atexit_finalizers")
+        self.assertEqual(plain.returncode, 0)
+        self.assertNotIn("finalized\n", plain.stdout)
+        for m, (r, d) in runs.items():
+            self.assert_profile(r, d, "sf_atexit_finalizers")
+
+    # 2. A collector shut down with GC_deinit is not started again.
+    def test_exit_after_gc_deinit(self):
+        plain, runs = self.same_as_plain("sf_deinit")
+        self.assertEqual(plain.returncode, 0)
+        for m, (r, d) in runs.items():
+            self.assert_profile(r, d, "sf_deinit")
+            self.assertIn("no collection could be run at exit", r.stderr + open(
+                os.path.join(d, "sf_deinit.prof")).read())
+
+    # 3. heapprof keeps no descriptor of its own in the program's way, and
+    #    never writes into one the program opened.
+    def test_descriptors_closed_and_reused_by_the_program(self):
+        for unwind in ("fp", "libunwind"):
+            plain, runs = self.same_as_plain("sf_fds", modes=("cc",), extra=",unwind=" + unwind)
+            self.assertIn("after open: 3\n", plain.stdout)
+            self.assertIn("data.txt: 40 lines, 0 not the program's", plain.stdout)
+            r, d = runs["cc"]
+            self.assert_profile(r, d, "sf_fds")
+            # A census at each of the 40 GC_gcollect calls at least, none lost.
+            self.assertGreaterEqual(len(hptest.HpFile(os.path.join(d, "sf_fds.hp")).nonempty()), 41)
+
+    # 4. A write that fails (a full disk) is reported; a profile that could
+    #    not be completed is not claimed, and the .hp is never left cut
+    #    mid-line.
+    def test_full_disk_is_reported_not_claimed(self):
+        d = self.tmp()
+        mnt = os.path.join(d, "small")
+        os.mkdir(mnt)
+        # 8 KiB, half of it taken: the .hp fills the rest during the run.
+        script = ("mount -t tmpfs -o size=8k tmpfs %s && cd %s && "
+                  "head -c 4096 /dev/zero > fill && exec %s" % (mnt, mnt, sprog("sf_alloc")))
+        plain = run_in(d, ["unshare", "-rm", "sh", "-c", script])
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        r = run_in(d, ["unshare", "-rm", "sh", "-c",
+                       script + "; echo; ls -l; cat sf_alloc.hp | tail -2"],
+                   heapprof="cc,interval=0")
+        # unshare's namespace is gone with it: look at what the run said.
+        self.assertTrue(r.stdout.startswith(plain.stdout), r.stdout)
+        self.assertNotIn("heapprof: wrote sf_alloc.hp", r.stderr)
+        self.assertRegex(r.stderr, r"heapprof: cannot write .*sf_alloc\.\w+: No space left on device")
+        self.assertIn("heapprof: no complete profile written for sf_alloc", r.stderr)
+
+    def test_full_disk_leaves_a_readable_hp(self):
+        # The same, with the file system kept: what is left must read.
+        d = self.tmp()
+        mnt = os.path.join(d, "small")
+        os.mkdir(mnt)
+        keep = os.path.join(d, "kept.hp")
+        script = ("mount -t tmpfs -o size=8k tmpfs %s && cd %s && head -c 4096 /dev/zero > fill "
+                  "&& %s; cp %s/sf_alloc.hp %s 2>/dev/null; true"
+                  % (mnt, mnt, sprog("sf_alloc"), mnt, keep))
+        run_in(d, ["unshare", "-rm", "sh", "-c", script], heapprof="cc,interval=0")
+        if os.path.exists(keep) and os.path.getsize(keep) > 0:
+            with open(keep) as f:
+                text = f.read()
+            self.assertTrue(text.endswith("\n"), "the .hp ends mid-line: %r" % text[-80:])
+            lines = text.splitlines()
+            self.assertTrue(lines[-1].startswith("END_SAMPLE ") or len(lines) == 4, lines[-3:])
+
+    # 7. Output never follows a planted link, opens a FIFO, or writes into a
+    #    file another user owns.
+    def test_planted_symlink_is_not_followed(self):
+        d = self.tmp()
+        victim = os.path.join(d, "victim.txt")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        for ext in (".hp", ".prof", ".alloc.csv"):
+            os.symlink(victim, os.path.join(d, "sf_alloc" + ext))
+        plain = run_in(self.tmp(), [sprog("sf_alloc")])
+        r = run_in(d, [sprog("sf_alloc")], heapprof="cc,interval=0")
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.stderr)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertNotIn("heapprof: wrote", r.stderr)
+        self.assertRegex(r.stderr, r"heapprof: cannot write .*sf_alloc\.hp: .*(link|not a regular)")
+
+    def test_planted_fifo_does_not_hang(self):
+        d = self.tmp()
+        os.mkfifo(os.path.join(d, "sf_alloc.hp"))
+        plain = run_in(self.tmp(), [sprog("sf_alloc")])
+        r = run_in(d, [sprog("sf_alloc")], heapprof="cc,interval=0", timeout=60)
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.stderr)
+        self.assertNotIn("heapprof: wrote", r.stderr)
+        self.assertRegex(r.stderr, r"heapprof: cannot write .*sf_alloc\.hp: .*not a regular file")
+
+    def test_probe_file_name_taken_does_not_stop_the_program(self):
+        d = self.tmp()
+        # The probe name heapprof used to take (.heapprof-probe-PID) is
+        # taken by a directory: the start-up check must not depend on it.
+        plain = run_in(self.tmp(), [sprog("sf_alloc")])
+        r = run_in(d, [sprog("sf_alloc")], heapprof="cc,interval=0",
+                   wrap=["sh", "-c", 'mkdir ".heapprof-probe-$$" 2>/dev/null; exec "$0" "$@"'])
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.stderr)
+        self.assert_profile(r, d, "sf_alloc")
+
+
+if __name__ == "__main__":
+    unittest.main()
