@@ -122,7 +122,10 @@ static void say_done(void)
     hp_buf_reset(&msg);
     int hp_ok = hp_output_hp_state == HP_OUT_DONE;
     if (hp_totals.objects == 0 && hp_stacks_count() <= 1 && !hp_ok) {
-        if (hp_rt.forked_child) return;
+        /* A process that never used libgc says nothing when the profiled
+         * program started or forked it (cc, ld, sh...): only the user's own
+         * command hears that it was not profiled. */
+        if (hp_rt.forked_child || hp_rt.started_by_profiled) return;
         hp_buf_str(&msg, "heapprof: no bdwgc allocations were seen in ");
         hp_buf_str(&msg, hp_rt.program);
         hp_buf_str(&msg, " (it does not use libgc, or links it statically); "
@@ -156,11 +159,12 @@ static void say_done(void)
 }
 
 /* Create one of the end's files and fill it: 1 when written whole. */
-static int write_whole(const char *path, void (*fill)(int fd, void *arg), void *arg)
+static int write_whole(const char *file, const char *path, void (*fill)(int fd, void *arg),
+                       void *arg)
 {
     hp_outfile f = {0, 0, 0};
     const char *why = NULL;
-    int fd = hp_outfile_create(path, &f, &why);
+    int fd = hp_outfile_create(file, &f, &why);
     if (fd >= 0) {
         hp_buf_write_error_reset();
         fill(fd, arg);
@@ -260,6 +264,7 @@ void hp_census_finish(int from_signal)
     /* Files are completed whenever something was allocated or a census
      * was written (a program that only initialised the collector). */
     if (hp_totals.objects > 0 || hp_stacks_count() > 1 || hp_output_hp_state != HP_OUT_NONE) {
+        hp_output_undefer();   /* a forked child's samples, kept until now */
         HP_SCHEMES_EACH(stop);
         if (from_signal) signal_census(end);
         else if (hp_rt.cfg.report) hp_shadow_foreach(exit_death, NULL);
@@ -269,8 +274,8 @@ void hp_census_finish(int from_signal)
         if (hp_output_hp_append(write_tail, &t) == 0) hp_output_hp_state = HP_OUT_DONE;
         /* The report is worth having even when the .hp failed. */
         prof_args a = {from_signal, end};
-        prof_ok = write_whole(hp_rt.prof_path, fill_prof, &a);
-        csv_ok = write_whole(hp_rt.csv_path, fill_csv, NULL);
+        prof_ok = write_whole(hp_rt.prof_file, hp_rt.prof_path, fill_prof, &a);
+        csv_ok = write_whole(hp_rt.csv_file, hp_rt.csv_path, fill_csv, NULL);
     }
     say_done();
     hp_output_release_role();

@@ -60,11 +60,51 @@ void hp_output_cannot_write(const char *path, const char *why)
     hp_say(hp_buf_cstr(&msg));
 }
 
+/* A forked child's .hp is complete or absent: a worker that ends with
+ * _exit (no atexit handler runs) must not leave a profile without its end.
+ * Its samples are kept in memory (through the write callback) and the
+ * file is made at the end, whole. */
+static hp_buf deferred;
+static int deferring;
+
+static int capture(int fd, const void *p, size_t n)
+{
+    (void)fd;
+    hp_buf_put(&deferred, p, n);
+    return deferred.failed ? -1 : 0;
+}
+
+static int run_deferred(int (*write_fn)(int fd, void *arg), void *arg)
+{
+    hp_buf_set_writer(capture);
+    int rc = write_fn(-1, arg);
+    hp_buf_set_writer(NULL);
+    return rc;
+}
+
+static int write_header(int fd, void *arg)
+{
+    (void)arg;
+    return hp_hp_header(&hp_out, fd, hp_rt.job, hp_output_date);
+}
+
 void hp_output_open_hp(void)
 {
     if (hp_output_hp_state != HP_OUT_NONE || hp_output_finished) return;
+    if (hp_rt.forked_child && !deferring) {
+        if (!deferred.vec.base && hp_buf_init(&deferred, (size_t)1 << 32) != 0) {
+            hp_output_cannot_write(hp_rt.hp_path, "out of memory for a forked child's samples");
+            hp_output_hp_state = HP_OUT_FAILED;
+            return;
+        }
+        hp_buf_reset(&deferred);
+        deferring = 1;
+        run_deferred(write_header, NULL);
+        hp_output_hp_state = HP_OUT_OPEN;
+        return;
+    }
     const char *why = NULL;
-    int fd = hp_outfile_create(hp_rt.hp_path, &hp_output_hp, &why);
+    int fd = hp_outfile_create(hp_rt.hp_file, &hp_output_hp, &why);
     if (fd >= 0 && hp_hp_header(&hp_out, fd, hp_rt.job, hp_output_date) != 0) why = hp_errno_text(errno);
     if (fd >= 0) hp_sys_close(fd);
     if (why) {
@@ -75,11 +115,29 @@ void hp_output_open_hp(void)
     hp_output_hp_state = HP_OUT_OPEN;
 }
 
+/* At the end of a forked child: make its .hp now, with what was kept. */
+void hp_output_undefer(void)
+{
+    if (!deferring || hp_output_hp_state != HP_OUT_OPEN) return;
+    deferring = 0;
+    const char *why = NULL;
+    int fd = hp_outfile_create(hp_rt.hp_file, &hp_output_hp, &why);
+    if (fd >= 0) {
+        if (hp_buf_write(&deferred, fd) != 0) why = hp_errno_text(errno);
+        hp_sys_close(fd);
+    }
+    if (why) {
+        hp_output_cannot_write(hp_rt.hp_path, why);
+        hp_output_hp_state = HP_OUT_FAILED;
+    }
+}
+
 int hp_output_hp_append(int (*write_fn)(int fd, void *arg), void *arg)
 {
     if (hp_output_hp_state != HP_OUT_OPEN) return -1;
+    if (deferring && !hp_output_finished) return run_deferred(write_fn, arg);
     const char *why = NULL;
-    int fd = hp_outfile_append(hp_rt.hp_path, &hp_output_hp, &why);
+    int fd = hp_outfile_append(hp_rt.hp_file, &hp_output_hp, &why);
     if (fd >= 0) {
         int64_t size = hp_outfile_size(fd);
         if (write_fn(fd, arg) != 0) {
@@ -192,6 +250,7 @@ void hp_output_postfork_child(void)
 {
     hp_output_hp_state = HP_OUT_NONE;
     hp_output_hp.made = 0;
+    deferring = 0;
     hp_output_finished = 0;
     atomic_store(&output_role, 0);
     hp_output_stamp_date();

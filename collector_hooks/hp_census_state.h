@@ -45,6 +45,8 @@ void hp_output_stamp_date(void);
  * ends the .hp (state HP_OUT_FAILED). 0 or -1. */
 int hp_output_hp_append(int (*write_fn)(int fd, void *arg), void *arg);
 int hp_output_close_sample(int fd, double t);
+/* A forked child's .hp was kept in memory: write it now (at the end). */
+void hp_output_undefer(void);
 /* "heapprof: cannot write PATH: WHY" on stderr. */
 void hp_output_cannot_write(const char *path, const char *why);
 

@@ -20,11 +20,16 @@ typedef struct hp_runtime {
     _Atomic uint32_t period;      /* census period: censuses taken so far */
     pid_t pid;
     int forked_child;             /* this process is a fork of a profiled one */
+    int started_by_profiled;      /* started (exec) by a profiled process */
+    int passive;                  /* no profile: GC_ calls only forwarded */
     char program[256];            /* basename of the executable */
     char job[2048];               /* command line for the JOB line */
-    char hp_path[HP_OUT_MAX + 64];
+    char hp_path[HP_OUT_MAX + 64];   /* as the user named them (messages) */
     char prof_path[HP_OUT_MAX + 64];
     char csv_path[HP_OUT_MAX + 64];
+    char hp_file[2 * HP_OUT_MAX + 128];   /* the same from the start-up directory: */
+    char prof_file[2 * HP_OUT_MAX + 128]; /* what is opened (a program that changes */
+    char csv_file[2 * HP_OUT_MAX + 128];  /* directory keeps its profile where it began) */
 } hp_runtime;
 
 extern hp_runtime hp_rt;

@@ -14,6 +14,7 @@
 HP_EXPORT void heapprof_rt_cc_push(const char *name)
 {
     hp_ensure_init();
+    if (hp_rt.passive) return;
     hp_thread *t = &hp_tls;
     if (t->cc_depth < HP_CC_MAX)
         t->cc[t->cc_depth] = hp_ccnames_intern(name ? name : "NULL");

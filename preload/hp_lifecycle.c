@@ -18,6 +18,7 @@
 #include "hp_writer/hp_names.h"
 #include "core/hp_symbols.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int init_state;     /* 0 none, 1 running, 2 done */
 static char out_stem[HP_OUT_MAX];
+static char start_dir[HP_OUT_MAX];   /* the working directory at start-up */
 
 static void die(const char *msg, int status)
 {
@@ -74,20 +76,57 @@ static void set_paths(pid_t child_pid)
              (int)(strlen(hp_rt.hp_path) - 3), hp_rt.hp_path);
     snprintf(hp_rt.csv_path, sizeof hp_rt.csv_path, "%.*s.alloc.csv",
              (int)(strlen(hp_rt.hp_path) - 3), hp_rt.hp_path);
+    const char *dir = hp_rt.hp_path[0] == '/' ? "" : start_dir;
+    const char *sep = hp_rt.hp_path[0] == '/' || !start_dir[0] ? "" : "/";
+    snprintf(hp_rt.hp_file, sizeof hp_rt.hp_file, "%s%s%s", dir, sep, hp_rt.hp_path);
+    snprintf(hp_rt.prof_file, sizeof hp_rt.prof_file, "%s%s%s", dir, sep, hp_rt.prof_path);
+    snprintf(hp_rt.csv_file, sizeof hp_rt.csv_file, "%s%s%s", dir, sep, hp_rt.csv_path);
+}
+
+/* Was this process started by a process heapprof profiles (it inherited
+ * LD_PRELOAD from a program, not from the user's command line)? Its
+ * parent has libheapprof mapped: /proc/PPID/maps names our file. */
+static int started_by_profiled_process(void)
+{
+    Dl_info self;
+    if (!dladdr((void *)started_by_profiled_process, &self) || !self.dli_fname) return 0;
+    const char *name = strrchr(self.dli_fname, '/');
+    name = name ? name + 1 : self.dli_fname;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
+    int fd = hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    /* Scan in blocks, keeping a name's length of overlap between them. */
+    static char buf[65536];
+    size_t keep = 0, nlen = strlen(name);
+    int found = 0;
+    for (;;) {
+        ssize_t n = hp_sys_read(fd, buf + keep, sizeof buf - 1 - keep);
+        if (n <= 0) break;
+        size_t len = keep + (size_t)n;
+        buf[len] = 0;
+        if (strstr(buf, name)) {
+            found = 1;
+            break;
+        }
+        keep = len < nlen ? len : nlen;
+        memmove(buf, buf + len - keep, keep);
+    }
+    hp_sys_close(fd);
+    return found;
 }
 
 /* The output place must be writable: say so before main rather than lose
- * the profile at the end. */
-static void check_output(void)
+ * the profile at the end. Returns 0, or -1 with the reason in msg. */
+static int check_output(char *msg, size_t cap)
 {
     const char *files[3] = {hp_rt.hp_path, hp_rt.prof_path, hp_rt.csv_path};
     for (int i = 0; i < 3; i++) {
         if (hp_sys_access(files[i], F_OK) == 0 && hp_sys_access(files[i], W_OK) != 0) {
-            char msg[HP_OUT_MAX * 2];
-            snprintf(msg, sizeof msg,
+            snprintf(msg, cap,
                      "heapprof: cannot write %s: %s; remove it, or choose another place "
                      "with HEAPPROF=...,out=PATH", files[i], strerror(errno));
-            die(msg, 2);
+            return -1;
         }
     }
     char dir[HP_OUT_MAX + 64];
@@ -113,15 +152,15 @@ static void check_output(void)
         if (fd < 0) probe[0] = 0;
     }
     if (fd < 0) {
-        char msg[HP_OUT_MAX * 2];
-        snprintf(msg, sizeof msg,
+        snprintf(msg, cap,
                  "heapprof: cannot write the profile into directory %s: %s; choose a "
                  "writable place with HEAPPROF=...,out=PATH (e.g. out=/tmp/%s)",
                  dir, strerror(errno), hp_rt.program);
-        die(msg, 2);
+        return -1;
     }
     hp_sys_close(fd);
     if (probe[0]) hp_sys_unlink(probe);
+    return 0;
 }
 
 static void install_signal_handlers(void)
@@ -203,8 +242,19 @@ void hp_ensure_init(void)
     snprintf(out_stem, sizeof out_stem, "%s", stem);
     size_t len = strlen(out_stem);
     if (len > 3 && strcmp(out_stem + len - 3, ".hp") == 0) out_stem[len - 3] = 0;
-    set_paths(0);
-    check_output();
+    /* A process the profiled program started (it inherited LD_PRELOAD)
+     * writes PROG.PID.hp beside its parent's, and never fails because of
+     * heapprof: where it cannot write, it runs unprofiled. */
+    hp_rt.started_by_profiled = started_by_profiled_process();
+    if (!getcwd(start_dir, sizeof start_dir)) start_dir[0] = 0;   /* then as given */
+    set_paths(hp_rt.started_by_profiled ? hp_rt.pid : 0);
+    char msg[HP_OUT_MAX * 2 + 256];
+    if (check_output(msg, sizeof msg) != 0) {
+        if (!hp_rt.started_by_profiled) die(msg, 2);
+        hp_rt.passive = 1;   /* no profile: every GC_ call goes straight to libgc */
+        atomic_store_explicit(&init_state, 2, memory_order_release);
+        return;
+    }
     if (hp_stacks_init() != 0 || hp_shadow_init() != 0 || hp_ccnames_init() != 0 ||
         hp_census_init() != 0)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
@@ -223,7 +273,9 @@ int hp_ensure_attached(void)
     if (atomic_load_explicit(&hp_rt.attached, memory_order_acquire)) return 1;
     hp_ensure_init();
     pthread_mutex_lock(&attach_lock);
-    if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0) {
+    if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0 && hp_rt.passive) {
+        atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
+    } else if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0) {
         hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
         hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
         hp_hooks_install();

@@ -99,7 +99,7 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
 static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
                          void *frame, void *ret)
 {
-    if (--t->depth == 0 && p) record(t, p, req, how, need_base, frame, ret);
+    if (--t->depth == 0 && p && !hp_rt.passive) record(t, p, req, how, need_base, frame, ret);
 }
 
 #define WRAP(ret_t, name, how, need_base, req, params, args)                  \
@@ -198,6 +198,7 @@ static void *resize_under_lock(void *arg)
  * inside their blocks): it keeps its cost centre, with its new sizes. */
 static void note_resize(void *p, size_t lb)
 {
+    if (hp_rt.passive) return;
     resize_note n;
     n.base = (uintptr_t)hp_real.GC_base(p);
     if (!n.base) return;
@@ -226,7 +227,7 @@ void *GC_malloc_many(size_t lb)
 {
     hp_thread *t = enter();
     void *r = hp_real.GC_malloc_many(lb);
-    if (--t->depth == 0 && r) record_list(t, r, lb, HP_FRAME, HP_RET);
+    if (--t->depth == 0 && r && !hp_rt.passive) record_list(t, r, lb, HP_FRAME, HP_RET);
     return r;
 }
 
@@ -234,7 +235,8 @@ void GC_generic_malloc_many(size_t lb, int k, void **result)
 {
     hp_thread *t = enter();
     hp_real.GC_generic_malloc_many(lb, k, result);
-    if (--t->depth == 0 && *result) record_list(t, *result, lb, HP_FRAME, HP_RET);
+    if (--t->depth == 0 && *result && !hp_rt.passive)
+        record_list(t, *result, lb, HP_FRAME, HP_RET);
 }
 
 /* ---- Deallocation: the record goes at once (under the allocation lock,
@@ -249,7 +251,7 @@ static void *free_under_lock(void *base)
 
 static void note_free(void *p)
 {
-    if (!p) return;
+    if (!p || hp_rt.passive) return;
     void *base = hp_real.GC_base(p);
     if (base) hp_real.GC_call_with_alloc_lock(free_under_lock, base);
 }
@@ -326,19 +328,23 @@ int GC_invoke_finalizers(void)
 void GC_set_on_collection_event(GC_on_collection_event_proc fn)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    hp_hooks_set_program_event_cb(fn);
+    if (hp_rt.passive) hp_real.GC_set_on_collection_event(fn);   /* no hooks of ours */
+    else hp_hooks_set_program_event_cb(fn);
 }
 
 GC_on_collection_event_proc GC_get_on_collection_event(void)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (hp_rt.passive) return hp_real.GC_get_on_collection_event();
     return hp_hooks_program_event_cb();
 }
 
 void GC_register_has_static_roots_callback(GC_has_static_roots_func fn)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    hp_hooks_set_program_roots_cb(fn);
+    if (hp_rt.passive && hp_real.GC_register_has_static_roots_callback)
+        hp_real.GC_register_has_static_roots_callback(fn);
+    else hp_hooks_set_program_roots_cb(fn);
 }
 
 /* ---- Mode ldv cannot follow incremental collections (ldv/hp_ldv.c). */

@@ -165,6 +165,44 @@ class Safe(unittest.TestCase):
         self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.stderr)
         self.assert_profile(r, d, "sf_alloc")
 
+    # 5 and 11. Processes the program starts inherit LD_PRELOAD: one that
+    #    cannot write its profile runs unprofiled, and one that uses no
+    #    libgc says nothing.
+    def test_helpers_started_by_the_program(self):
+        plain, runs = self.same_as_plain("sf_spawn")
+        self.assertEqual(plain.stdout, "helper\nsystem returned 0, kept\n")
+        for m, (r, d) in runs.items():
+            self.assertNotIn("no bdwgc allocations", r.stderr)
+            self.assertNotIn("cannot write", r.stderr)
+            self.assert_profile(r, d, "sf_spawn")   # where the program began
+
+    # 8. A program that forks and execs itself: two profiles, each whole.
+    def test_self_exec_gets_a_profile_of_its_own(self):
+        plain, runs = self.same_as_plain("sf_selfexec", modes=("cc", "retainer"))
+        self.assertEqual(plain.stdout, "child done 1\nparent done 1\n")
+        for m, (r, d) in runs.items():
+            self.assert_profile(r, d, "sf_selfexec")
+            others = [f for f in os.listdir(d) if f.endswith(".hp") and f != "sf_selfexec.hp"]
+            self.assertEqual(len(others), 1, os.listdir(d))
+            self.assertRegex(others[0], r"^sf_selfexec\.\d+\.hp$")
+            hptest.check_hp_format(self, os.path.join(d, others[0]))
+            self.assertTrue(os.path.exists(os.path.join(d, others[0][:-3] + ".prof")))
+            job = hptest.HpFile(os.path.join(d, "sf_selfexec.hp")).header["JOB"]
+            self.assertNotIn("child", job)
+
+    # 11. A forked worker's profile is complete or absent.
+    def test_forked_workers_profiles_complete_or_absent(self):
+        plain, runs = self.same_as_plain("sf_forkworker", modes=("cc",))
+        self.assertEqual(plain.stdout, "worker 0: 0\nworker 1: 0\n")
+        r, d = runs["cc"]
+        self.assert_profile(r, d, "sf_forkworker")
+        hps = sorted(f for f in os.listdir(d) if f.endswith(".hp"))
+        # The parent's and the worker that returned; none from the _exit one.
+        self.assertEqual(len(hps), 2, os.listdir(d))
+        for f in hps:
+            hptest.check_hp_format(self, os.path.join(d, f))
+            self.assertTrue(os.path.exists(os.path.join(d, f[:-3] + ".prof")), f)
+
 
 if __name__ == "__main__":
     unittest.main()
