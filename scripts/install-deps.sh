@@ -5,7 +5,8 @@
 #
 #   scripts/install-deps.sh          build + view: compiler, meson, libgc, ghc (hp2ps)
 #   scripts/install-deps.sh --test   also what the tests need: headless
-#                                    Chromium (the report page test), and the
+#                                    Chromium (the report page test), Guile
+#                                    and ECL (real runtimes on libgc), and the
 #                                    libgc source for bdwgc's gctest, fetched
 #                                    with apt-get source into the test cache
 #                                    ($HEAPPROF_TEST_CACHE, default
@@ -15,8 +16,10 @@ set -euo pipefail
 
 PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-dev
           libcriterion-dev python3 ghc w3m dpkg-dev binutils)
-# Only for --test: tests/tools/test_browser.py drives headless Chromium.
-TEST_PACKAGES=(chromium chromium-driver)
+# Only for --test: tests/tools/test_browser.py drives headless Chromium;
+# tests/external/test_runtimes.py runs Guile and ECL (language runtimes
+# built on libgc) under heapprof.
+TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 

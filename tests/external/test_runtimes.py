@@ -1,0 +1,64 @@
+"""External test: language runtimes built on libgc (Debian's guile-3.0 and
+ecl) run a hash-table workload (tests/external/runtimes/) under heapprof
+in modes cc, module, kind and roots: the same output and exit status as
+without heapprof, a profile hp2ps reads, and nothing on stderr but the
+exit line. (Their speed under heapprof is measured by
+bench/bench_runtimes.py, not here.)"""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import hptest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNTIMES = {
+    "guile": ["guile", "--no-auto-compile", "-s", os.path.join(HERE, "runtimes", "hash.scm")],
+    "ecl": ["ecl", "--norc", "--shell", os.path.join(HERE, "runtimes", "hash.lsp")],
+}
+MODES = ("cc", "module", "kind", "roots")
+
+
+def run(argv, d, heapprof=None):
+    e = dict(os.environ)
+    e.pop("HEAPPROF", None)
+    e.pop("LD_PRELOAD", None)
+    e["HP_N"] = "20000"
+    if heapprof:
+        e["LD_PRELOAD"] = hptest.LIB
+        e["HEAPPROF"] = heapprof
+    return subprocess.run(argv, cwd=d, env=e, capture_output=True, text=True, timeout=300)
+
+
+class Runtimes(unittest.TestCase):
+
+    def check(self, name):
+        argv = RUNTIMES[name]
+        self.assertTrue(shutil.which(argv[0]), "%s is not installed: scripts/install-deps.sh "
+                        "--test installs it" % argv[0])
+        d0 = tempfile.mkdtemp(prefix="hprt-")
+        self.addCleanup(shutil.rmtree, d0, True)
+        plain = run(argv, d0)
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.assertIn("entries 10000 sum 199990000", plain.stdout)
+        for m in MODES:
+            d = tempfile.mkdtemp(prefix="hprt-")
+            self.addCleanup(shutil.rmtree, d, True)
+            r = run(argv, d, heapprof=m)
+            self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout),
+                             "%s under HEAPPROF=%s: %s" % (name, m, r.stderr))
+            lines = [l for l in r.stderr.splitlines() if l.startswith("heapprof:")]
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertTrue(lines[0].startswith("heapprof: wrote %s.hp" % argv[0]), r.stderr)
+            hptest.check_hp_format(self, os.path.join(d, argv[0] + ".hp"))
+
+    def test_guile(self):
+        self.check("guile")
+
+    def test_ecl(self):
+        self.check("ecl")
+
+
+if __name__ == "__main__":
+    unittest.main()
