@@ -4,6 +4,7 @@
 #include "core/hp_unwind.h"
 #include "core/hp_symbols.h"
 #include "core/hp_capture_cache.h"
+#include "core/hp_recipe_cache.h"
 #include "core/hp_config.h"
 
 #include <dlfcn.h>
@@ -86,39 +87,14 @@ int hp_unwind_walk_raw(void *ret, uintptr_t *out, int max)
     return n;
 }
 
-/* The recipe cache is two-way: a recipe lives in the slot of its first
- * hash, or in that of its second when the first holds another return
- * address, so that two return addresses a walk meets often and that share
- * a slot do not evict each other on every walk. */
-static inline uint32_t hash2(uintptr_t ip)
-{
-    return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 53) & (HP_RECIPE_SLOTS - 1);
-}
-
-/* The first slot: ((ip >> 2) ^ (ip >> 13)) % HP_RECIPE_SLOTS, computed as a
- * byte offset in three steps rather than five (the walk waits for it at
- * every frame). */
-static inline const hp_recipe *slot1(const hp_recipe *tab, uintptr_t ip)
-{
-    _Static_assert(sizeof(hp_recipe) == 32, "slot1 assumes 32-byte recipes");
-    uintptr_t off = ((ip << 3) ^ (ip >> 8)) & ((uintptr_t)(HP_RECIPE_SLOTS - 1) << 5);
-    return (const hp_recipe *)((const char *)tab + off);
-}
-
-/* The recipe for ip, or NULL. */
 static inline const hp_recipe *find(const hp_recipe *tab, uintptr_t ip)
 {
-    const hp_recipe *r = slot1(tab, ip);
-    if (r->ip == ip) return r;
-    r = &tab[hash2(ip)];
-    return r->ip == ip ? r : NULL;
+    return hp_recipe_find(tab, ip);
 }
 
 static void put(hp_thread *t, const hp_recipe *rec)
 {
-    hp_recipe *r = (hp_recipe *)slot1(t->caches->recipe, rec->ip);
-    if (r->ip != rec->ip && r->ip != 0) r = &t->caches->recipe[hash2(rec->ip)];
-    *r = *rec;
+    hp_recipe_put(t->caches->recipe, rec);
 }
 
 /* The thread's stack as one unsigned compare: `a` is a readable, aligned
