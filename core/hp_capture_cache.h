@@ -26,7 +26,11 @@ typedef struct hp_edge {
     uint32_t parent, child;   /* stack ids; child + 1, 0 = empty slot */
 } hp_edge;
 
-#define HP_RECIPE_SLOTS 2048
+/* 8192 recipes (256 KiB a thread): a runtime's allocating paths can pass
+ * through more than 2000 distinct return addresses (ECL's do), and a
+ * cuckoo table holds them all only while under about two fifths full. */
+#define HP_RECIPE_BITS 13
+#define HP_RECIPE_SLOTS (1 << HP_RECIPE_BITS)
 
 /* How to find the caller of a frame at return address `ip` (hp_unwind):
  * CFA = (RBP if HP_RECIPE_CFA_RBP else RSP) + cfa_off; the return address

@@ -10,7 +10,8 @@
  * run 10-20 times slower by chance of address randomisation. With the
  * table under two fifths full, insertion succeeds with overwhelming
  * probability (a two-way cuckoo table fills to about half);
- * a walk meets far fewer distinct return addresses than the 2048 slots.
+ * the table is sized for the distinct return addresses a thread's walks
+ * meet (HP_RECIPE_SLOTS).
  * Pure functions on the caller's table (unit-tested). */
 #ifndef HP_RECIPE_CACHE_H
 #define HP_RECIPE_CACHE_H
@@ -23,7 +24,7 @@
 /* The second slot's index. */
 static inline uint32_t hp_recipe_hash2(uintptr_t ip)
 {
-    return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 53) & (HP_RECIPE_SLOTS - 1);
+    return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - HP_RECIPE_BITS));
 }
 
 /* The first slot: ((ip >> 2) ^ (ip >> 13)) % HP_RECIPE_SLOTS, computed as a
