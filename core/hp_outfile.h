@@ -26,6 +26,13 @@ typedef struct hp_outfile {
 /* Create `path` (or truncate the regular file heapprof's user owns there).
  * Returns a descriptor, or -1 with *why set to the reason. */
 int hp_outfile_create(const char *path, hp_outfile *f, const char **why);
+/* Claim `path` for this process before anything is written: open it
+ * (created empty if missing; never emptied here) and take an exclusive
+ * advisory lock (flock) without waiting. Returns the locked descriptor
+ * (high, close-on-exec: keep it open to keep the claim), -1 with *why when
+ * it cannot be opened safely, or -2 when another live process holds it. */
+int hp_outfile_claim(const char *path, const char **why);
+
 /* Open the file created before, to append: -1 with *why when it is gone or
  * is no longer that file. */
 int hp_outfile_append(const char *path, const hp_outfile *f, const char **why);

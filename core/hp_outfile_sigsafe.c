@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -84,6 +85,21 @@ int hp_outfile_create(const char *path, hp_outfile *f, const char **why)
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     f->made = 1;
+    return fd;
+}
+
+int hp_outfile_claim(const char *path, const char **why)
+{
+    struct stat st;
+    int fd = open_checked(path, O_CREAT, why, &st);
+    if (fd < 0) return -1;
+    if (HP_SYS6(SYS_flock, fd, LOCK_EX | LOCK_NB, 0, 0, 0, 0) != 0) {
+        int err = errno;
+        hp_sys_close(fd);
+        if (err == EWOULDBLOCK) return -2;
+        *why = why_of(err);
+        return -1;
+    }
     return fd;
 }
 

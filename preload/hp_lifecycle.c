@@ -4,6 +4,7 @@
  * nothing calls it but the other entry points (preload/). */
 #include "core/hp_sys.h"
 #include "core/hp_assert.h"
+#include "core/hp_outfile.h"
 #include "core/hp_rt.h"
 #include "preload/hp_lifecycle.h"
 #include "preload/hp_signals.h"
@@ -33,6 +34,29 @@ static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int init_state;     /* 0 none, 1 running, 2 done */
 static char out_stem[HP_OUT_MAX];
 static char start_dir[HP_OUT_MAX];   /* the working directory at start-up */
+static int claim_fd = -1;            /* holds the lock on our .hp (hp_outfile_claim) */
+static void set_paths(pid_t child_pid);
+
+/* Two processes must never write one .hp: the first to start takes a lock
+ * on PROG.hp and keeps it to its end; a second one, while the first runs,
+ * writes PROG.PID.hp instead, and says so. (A profile of a run that has
+ * ended is replaced by the next run's, as GHC's are.) */
+static void claim_output(void)
+{
+    const char *why = NULL;
+    int fd = hp_outfile_claim(hp_rt.hp_file, &why);
+    if (fd == -2) {
+        char taken[HP_OUT_MAX + 64];
+        snprintf(taken, sizeof taken, "%s", hp_rt.hp_path);
+        set_paths(hp_rt.pid);
+        fd = hp_outfile_claim(hp_rt.hp_file, &why);
+        char msg[3 * HP_OUT_MAX];
+        snprintf(msg, sizeof msg, "heapprof: %s is being written by another process "
+                 "still running; this one writes %s", taken, hp_rt.hp_path);
+        hp_say(msg);
+    }
+    claim_fd = fd >= 0 ? fd : -1;   /* a failure is reported when the .hp is written */
+}
 
 static void die(const char *msg, int status)
 {
@@ -186,6 +210,9 @@ static void at_exit(void)
     if (atomic_load(&init_state) != 2) return;
     if (atomic_load(&hp_rt.attached)) hp_hooks_final_collection();
     hp_census_finish(0);
+    /* Claimed but never written (libgc loaded, nothing allocated): leave no
+     * empty file behind. */
+    if (claim_fd >= 0 && hp_outfile_size(claim_fd) == 0) hp_sys_unlink(hp_rt.hp_file);
 }
 
 static void prefork(void)
@@ -209,6 +236,8 @@ static void postfork_child(void)
     hp_symbols_postfork();
     hp_rt.pid = getpid();
     hp_rt.forked_child = 1;
+    if (claim_fd >= 0) hp_sys_close(claim_fd);   /* the parent keeps the lock */
+    claim_fd = -1;
     hp_rt.start_ns = hp_mono_ns();
     hp_rt_exclude_reset();
     atomic_store(&hp_rt.period, 0);
@@ -278,6 +307,7 @@ int hp_ensure_attached(void)
     } else if (!atomic_load(&hp_rt.attached) && hp_real_resolve() == 0) {
         hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
         hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
+        claim_output();   /* libgc is here: this process will write a profile */
         hp_hooks_install();
         hp_census_attach();
         HP_ASSERT_ARM();

@@ -203,6 +203,33 @@ class Safe(unittest.TestCase):
             hptest.check_hp_format(self, os.path.join(d, f))
             self.assertTrue(os.path.exists(os.path.join(d, f[:-3] + ".prof")), f)
 
+    # 8. Two runs of one program in one directory at once: each writes a
+    #    profile of its own, neither corrupts the other's.
+    def test_two_runs_at_once_write_two_profiles(self):
+        d = self.tmp()
+        e = dict(os.environ)
+        e.update(LD_PRELOAD=hptest.LIB, HEAPPROF="cc,interval=0")
+        first = subprocess.Popen([sprog("sf_slow")], cwd=d, env=e, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        import time
+        time.sleep(0.3)
+        second = subprocess.Popen([sprog("sf_slow")], cwd=d, env=e, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        out2, err2 = second.communicate(timeout=60)
+        out1, err1 = first.communicate(timeout=60)
+        self.assertEqual((first.returncode, out1), (0, "done 1\n"), err1)
+        self.assertEqual((second.returncode, out2), (0, "done 1\n"), err2)
+        mine = "sf_slow.%d.hp" % second.pid
+        self.assertIn("heapprof: sf_slow.hp is being written by another process still "
+                      "running; this one writes %s" % mine, err2)
+        self.assertIn("heapprof: wrote sf_slow.hp,", err1)
+        self.assertIn("heapprof: wrote %s," % mine, err2)
+        for f in ("sf_slow.hp", mine):
+            hp = hptest.check_hp_format(self, os.path.join(d, f))
+            self.assertEqual(len(hptest.HpFile(os.path.join(d, f)).header), 4)
+        with open(os.path.join(d, "sf_slow.hp")) as f:
+            self.assertEqual(f.read().count("JOB "), 1)
+
 
 if __name__ == "__main__":
     unittest.main()
