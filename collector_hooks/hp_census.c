@@ -169,9 +169,10 @@ static void census_pass(int force, int judge, uint64_t start_ns)
 
 void hp_census_on_collection(int force, uint64_t start_ns) { census_pass(force, 1, start_ns); }
 
-void hp_census_without_collection(void)
+void hp_census_without_collection(const char *why)
 {
     hp_cf.unjudged_census = 1;
+    hp_cf.unjudged_why = why;
     census_pass(1, 0, hp_mono_ns());
 }
 

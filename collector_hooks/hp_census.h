@@ -40,7 +40,7 @@ void hp_census_traverse(uint64_t mark_ns); /* MARK_END, world stopped */
 void hp_census_mark_end(void);             /* every MARK_END, after the above */
 /* A census when no collection can be had (the collector is disabled at
  * exit): every record not yet found dead counts as live. Lock held. */
-void hp_census_without_collection(void);
+void hp_census_without_collection(const char *why);
 /* The program freed the object at `base` (caller holds the lock). */
 void hp_census_note_free(uintptr_t base);
 /* The program resized the object at `base` in place (lock held). */

@@ -208,13 +208,20 @@ static void fill_prof(int fd, void *arg)
     s.profiler_bytes = hp_mem_committed();
     s.shadow_bytes = hp_cf.shadow_at_peak;
     s.log_bytes = hp_cf.logs_at_peak;
+    static hp_buf note;
+    if (!note.vec.base) hp_buf_init(&note, 4096);
+    hp_buf_reset(&note);
+    if (hp_cf.unjudged_census && !from_signal) {
+        hp_buf_str(&note, "(");
+        hp_buf_str(&note, hp_cf.unjudged_why ? hp_cf.unjudged_why
+                                             : "no collection could be run at exit (GC_disable?)");
+        hp_buf_str(&note, ": the last census counts every object not found dead by an "
+                          "earlier collection)");
+    }
     s.note = from_signal
         ? "(the program was stopped by a signal: the last census counts every "
           "object not found dead by the last collection)"
-        : hp_cf.unjudged_census
-        ? "(no collection could be run at exit (GC_disable?): the last census "
-          "counts every object not found dead by an earlier collection)"
-        : NULL;
+        : hp_cf.unjudged_census ? hp_buf_cstr(&note) : NULL;
     s.report = hp_rt.cfg.report;
     uint32_t nstats;
     hp_ccs_stats *stats = hp_ccstats_table(&nstats);

@@ -12,6 +12,7 @@ typedef struct hp_census_figures {
     double peak_time, last_census_time;
     uint64_t shadow_at_peak, logs_at_peak;
     int unjudged_census;          /* the last census was taken without a collection */
+    const char *unjudged_why;     /* and why */
     int peak_seen;
     const char *mode_name;        /* for the .prof (set at start-up) */
 } hp_census_figures;

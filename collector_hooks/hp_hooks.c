@@ -12,6 +12,8 @@
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
 static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
+static uintptr_t gc_lo, gc_hi;             /* libgc's own code */
+static _Atomic int program_code;           /* see hp_hooks_program_code */
 /* A census due but not taken is forced this many intervals after the last. */
 #define HP_FORCE_AFTER 1.25
 
@@ -107,6 +109,7 @@ static int hp_has_static_roots(const char *name, void *start, size_t size)
 void hp_hooks_install(void)
 {
     hp_symbols_module_span((uintptr_t)hp_hooks_install, &self_lo, &self_hi);
+    hp_symbols_module_span((uintptr_t)hp_real.GC_malloc, &gc_lo, &gc_hi);
     GC_on_collection_event_proc prev = hp_real.GC_get_on_collection_event();
     if (prev && prev != hp_on_collection_event) atomic_store(&program_event_cb, prev);
     hp_real.GC_set_on_collection_event(hp_on_collection_event);
@@ -171,16 +174,25 @@ void hp_hooks_clock_check(hp_thread *t)
         forced_collection();
 }
 
+/* Why the last census had no collection (for the .prof). */
+static const char *unexit_why = "no collection could be run at exit (GC_disable?)";
+
 static void *census_under_lock(void *unused)
 {
     (void)unused;
     HP_OWNER_ENTER();
-    hp_census_without_collection();
+    hp_census_without_collection(unexit_why);
     HP_OWNER_LEAVE();
     return NULL;
 }
 
 static void no_finalizers(void) {}
+
+
+void hp_hooks_program_code(uintptr_t ret)
+{
+    if (ret < gc_lo || ret >= gc_hi) atomic_store(&program_code, 1);
+}
 
 /* The last census, at exit (after the program's atexit handlers: heapprof's
  * handler was registered before main). A collection here must run none of
@@ -198,8 +210,18 @@ void hp_hooks_final_collection(void)
 {
     if (hp_real.GC_is_init_called && !hp_real.GC_is_init_called()) {
         HP_OWNER_ENTER();   /* no collector any more: no other owner */
-        hp_census_without_collection();
+        hp_census_without_collection("the collector was shut down (GC_deinit) before exit");
         HP_OWNER_LEAVE();
+        return;
+    }
+    /* A collection would run the program's own collector code (a runtime's
+     * mark procedures, start callback...) after its atexit handlers, which
+     * may have freed what that code reads: none then. */
+    if (atomic_load(&program_code)) {
+        unexit_why = "the program gave the collector code of its own (a start callback, "
+                     "mark procedures), which heapprof does not run after the program's "
+                     "atexit handlers";
+        hp_real.GC_call_with_alloc_lock(census_under_lock, NULL);
         return;
     }
     uint64_t t0 = hp_mono_ns(), ex0 = hp_rt_excluded();

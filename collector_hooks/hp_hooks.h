@@ -12,6 +12,11 @@ void hp_hooks_install(void);
 /* Allocation path, outermost call, when the thread's countdown reaches 0:
  * read the clock and force a collection when a census is overdue. */
 void hp_hooks_clock_check(hp_thread *t);
+/* The program gave the collector code of its own to run at collections (a
+ * start callback, mark procedures, a push_other_roots procedure, a
+ * disclaim procedure): `ret` is the return address of the call that gave
+ * it (calls from inside libgc itself do not count). */
+void hp_hooks_program_code(uintptr_t ret);
 /* A final collection with a census, at exit. */
 void hp_hooks_final_collection(void);
 

@@ -355,3 +355,43 @@ void GC_enable_incremental(void)
     void (*fn)(void) = (void (*)(void))dlsym(RTLD_NEXT, "GC_enable_incremental");
     if (fn) fn();
 }
+
+/* ---- Code the program gives the collector to run at collections: noted
+ * (heapprof's exit-time census then takes no collection, which would run
+ * it after the program's atexit handlers), then given to libgc. */
+#define HP_NOTE_CODE() hp_hooks_program_code((uintptr_t)__builtin_return_address(0))
+
+void GC_set_start_callback(GC_start_callback_proc fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (fn) HP_NOTE_CODE();
+    if (hp_real.GC_set_start_callback) hp_real.GC_set_start_callback(fn);
+}
+
+void GC_set_push_other_roots(GC_push_other_roots_proc fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    if (fn) HP_NOTE_CODE();
+    if (hp_real.GC_set_push_other_roots) hp_real.GC_set_push_other_roots(fn);
+}
+
+unsigned GC_new_proc(GC_mark_proc fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    HP_NOTE_CODE();
+    return hp_real.GC_new_proc(fn);
+}
+
+unsigned GC_new_proc_inner(GC_mark_proc fn)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    HP_NOTE_CODE();
+    return hp_real.GC_new_proc_inner(fn);
+}
+
+void GC_register_disclaim_proc(int kind, GC_disclaim_proc fn, int mark_from_all)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    HP_NOTE_CODE();
+    if (hp_real.GC_register_disclaim_proc) hp_real.GC_register_disclaim_proc(kind, fn, mark_from_all);
+}

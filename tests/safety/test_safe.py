@@ -70,14 +70,26 @@ class Safe(unittest.TestCase):
         for m, (r, d) in runs.items():
             self.assert_profile(r, d, "sf_atexit_finalizers")
 
+    # 1b. Nor the collector code the program gave it (a start callback here;
+    #     a runtime's mark procedures): no collection then at exit.
+    def test_exit_runs_no_program_collector_code_after_teardown(self):
+        plain, runs = self.same_as_plain("sf_startcb")
+        self.assertEqual(plain.returncode, 0)
+        for m, (r, d) in runs.items():
+            self.assert_profile(r, d, "sf_startcb")
+            prof = open(os.path.join(d, "sf_startcb.prof")).read()
+            self.assertIn("(the program gave the collector code of its own", prof)
+
     # 2. A collector shut down with GC_deinit is not started again.
     def test_exit_after_gc_deinit(self):
         plain, runs = self.same_as_plain("sf_deinit")
         self.assertEqual(plain.returncode, 0)
         for m, (r, d) in runs.items():
             self.assert_profile(r, d, "sf_deinit")
-            self.assertIn("no collection could be run at exit", r.stderr + open(
-                os.path.join(d, "sf_deinit.prof")).read())
+            prof = open(os.path.join(d, "sf_deinit.prof")).read()
+            self.assertIn("(the collector was shut down (GC_deinit) before exit: the last "
+                          "census counts every object not found dead by an earlier "
+                          "collection)", prof)
 
     # 3. heapprof keeps no descriptor of its own in the program's way, and
     #    never writes into one the program opened.
