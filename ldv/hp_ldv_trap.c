@@ -31,7 +31,12 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigacti
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = fn;
     sa.sa_mask = handler_mask;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    /* SA_NODEFER: the signal is not blocked while heapprof's handler runs,
+     * so that the program's handler, when heapprof chains to it, runs with
+     * the mask the program asked for (chain() adds the signal unless the
+     * program said SA_NODEFER), and a program handler that leaves by
+     * longjmp leaves the mask as it would have without heapprof. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
     return hp_sys_sigaction(sig, &sa, prev);
 }
 

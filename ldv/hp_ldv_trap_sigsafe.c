@@ -40,19 +40,31 @@ typedef struct trap_tls {
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
 
+/* Block what the kernel would have blocked for the program's handler: its
+ * sa_mask, and the signal itself unless it asked for SA_NODEFER
+ * (heapprof's own handler runs with SA_NODEFER; the kernel restores the
+ * mask when the handler returns, and a handler that longjmps leaves it as
+ * it would have been without heapprof). */
+static void program_mask(int sig, const struct sigaction *p)
+{
+    sigset_t m = p->sa_mask;
+    if (!(p->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
+    pthread_sigmask(SIG_BLOCK, &m, NULL);
+}
+
 static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
 {
     if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction) {
         void (*fn)(int, siginfo_t *, void *) = p->sa_sigaction;
+        program_mask(sig, p);
         if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
-        pthread_sigmask(SIG_BLOCK, &p->sa_mask, NULL);
         fn(sig, si, uc);
         return;
     }
     if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
         void (*fn)(int) = p->sa_handler;
+        program_mask(sig, p);
         if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
-        pthread_sigmask(SIG_BLOCK, &p->sa_mask, NULL);
         fn(sig);
         return;
     }

@@ -242,6 +242,18 @@ class Safe(unittest.TestCase):
         with open(os.path.join(d, "sf_slow.hp")) as f:
             self.assertEqual(f.read().count("JOB "), 1)
 
+    # ldv (issue "ldv never breaks a program", point 3): a program's SIGSEGV
+    # handler that leaves by longjmp does not leave SIGSEGV blocked.
+    def test_ldv_program_probe_handler_leaving_by_longjmp(self):
+        plain = run_in(self.tmp(), [sprog("sf_ldv_probe")])
+        self.assertEqual(plain.stdout, "probes 0 0, sum 199990000\n")
+        for policy in ("adaptive", "page", "precise"):
+            d = self.tmp()
+            r = run_in(d, [sprog("sf_ldv_probe")], heapprof="ldv,ldv=" + policy)
+            self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout),
+                             "ldv=%s: %s" % (policy, r.stderr))
+            self.assert_profile(r, d, "sf_ldv_probe")
+
 
 if __name__ == "__main__":
     unittest.main()
