@@ -48,15 +48,18 @@ int hp_unwind_init(void)
     int (*set_policy)(void *, int) =
         (int (*)(void *, int))dlsym(h, "_ULx86_64_set_caching_policy");
     void **space = dlsym(h, "_ULx86_64_local_addr_space");
+    /* libunwind's span first: setting the policy makes its address-
+     * validation pipe, which the pipe2 interposer moves out of the
+     * program's way only when it knows the call is libunwind's. */
+    uintptr_t lo, hi;
+    if (unw.backtrace && hp_symbols_module_span((uintptr_t)unw.backtrace, &lo, &hi) == 0) {
+        hp_unwind_lo = lo;
+        hp_unwind_hi = hi;
+    }
     if (set_policy && space) set_policy(*space, UNW_CACHE_PER_THREAD);
     if (!unw.backtrace || !unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg ||
         !unw.get_save_loc || !unw.get_proc_info || !unw.is_signal_frame)
         return -1;
-    uintptr_t lo, hi;
-    if (hp_symbols_module_span((uintptr_t)unw.backtrace, &lo, &hi) == 0) {
-        hp_unwind_lo = lo;
-        hp_unwind_hi = hi;
-    }
     return 0;
 }
 

@@ -24,6 +24,7 @@ typedef struct node { struct node *next; char pad[40]; } node;
 int main(void)
 {
     GC_INIT();
+    list_fds("at start");
     for (int fd = 3; fd < 1024; fd++) close(fd);
     int fd = open("data.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     list_fds("after open");
