@@ -2,9 +2,10 @@
  * here: anonymous mappings that the collector never scans and that never
  * come from the program's malloc arena or the GC heap.
  *
- * hp_vec: a growable array at a fixed address (a large PROT_NONE
- * reservation committed on demand), so pointers into it stay valid while it
- * grows and readers never see it move.
+ * hp_vec: a growable array at a fixed address (a slot of address space
+ * that is mapped only as it is committed: nothing is reserved up front, so
+ * the program's RLIMIT_AS sees only what heapprof uses), so pointers into it
+ * stay valid while it grows and readers never see it move.
  * hp_arena: an append-only bump allocator on top of an hp_vec, for data that
  * lives as long as the process (interned stacks, names, symbols). */
 #ifndef HP_MEM_H
@@ -16,9 +17,11 @@ typedef struct hp_vec {
     unsigned char *base;   /* start of the reservation (NULL until first use) */
     size_t reserved;       /* bytes reserved */
     size_t committed;      /* bytes readable and writable from base */
+    int how;               /* slot mapped on demand, or plain reservation */
 } hp_vec;
 
-/* Reserve `max_bytes` of address space. Returns 0 on success, -1 on failure. */
+/* Claim `max_bytes` of addresses (mapping nothing yet). Returns 0 on
+ * success, -1 on failure. Thread-safe. */
 int hp_vec_reserve(hp_vec *v, size_t max_bytes);
 /* Make at least `bytes` from base usable. Returns 0, or -1 when the
  * reservation is exhausted or the kernel refuses. Not thread-safe: callers

@@ -1,22 +1,96 @@
 /* hp_mem_sigsafe: mmap-backed memory for the profiler (see hp_mem.h). Only system
  * calls are used, so these functions may run inside collector callbacks.
- * hp_vec_ensure and hp_arena_alloc are async-signal-safe. */
+ * hp_vec_ensure and hp_arena_alloc are async-signal-safe.
+ *
+ * Address plan. A vec must never move (readers in signal handlers and
+ * collector callbacks hold pointers into it while another thread grows it),
+ * yet address space reserved up front counts against the program's
+ * RLIMIT_AS (a PROT_NONE reservation is VmSize all the same): reserving the
+ * worst case of every table made VmSize 175 GB and a program that limited
+ * itself to 4 GiB could no longer allocate. So a vec is given a *slot*: a
+ * range of addresses far below where the kernel puts mappings of its own
+ * (top-down from near 128 TiB; PIE images near 85-94 TiB), in a region
+ * starting at a random offset above 16 TiB. Nothing is mapped at
+ * reserve time; hp_vec_ensure maps the next piece of the slot with
+ * MAP_FIXED_NOREPLACE, which never replaces a mapping someone else made, so
+ * VmSize grows only by what is committed. Adjacent pieces merge into one
+ * mapping. If the slot turns out to be taken (a program that maps at fixed
+ * addresses there, or a tool such as valgrind that does not honour
+ * MAP_FIXED_NOREPLACE), ensure fails as if the slot were used up, and every
+ * caller already copes with that (it drops and counts, never crashes).
+ *
+ * Invariants: [base, base+committed) is mapped read-write and ours;
+ * [base+committed, base+reserved) holds nothing of ours; slots never
+ * overlap (a single atomic cursor hands them out, with a 2 MiB gap). When
+ * slots cannot be found at all (reserve probes the slot's first page), a
+ * vec falls back to a plain PROT_NONE reservation of its full size, as
+ * before. */
 #include "core/hp_sys.h"
 #include "core/hp_mem.h"
 
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 #define HP_PAGE 4096u
 #define HP_COMMIT_STEP (256u * 1024u)
+#define HP_SLOT_ALIGN ((size_t)2 << 20)
+#define HP_SLOT_LOW ((uintptr_t)16 << 40)    /* 16 TiB */
+#define HP_SLOT_HIGH ((uintptr_t)80 << 40)   /* 80 TiB: below PIE images */
+
+enum { HP_VEC_SLOT = 1, HP_VEC_RESERVED = 2 };
 
 static _Atomic size_t hp_total_committed;
+static _Atomic uintptr_t hp_slot_cursor;
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-int hp_vec_reserve(hp_vec *v, size_t max_bytes)
+/* A random start in [16 TiB, 32 TiB), so heapprof's tables are not at one
+ * address in every run (the stack address and the time differ per run). */
+static uintptr_t slot_start(void)
 {
-    max_bytes = round_up(max_bytes, HP_PAGE);
+    uintptr_t seed = (uintptr_t)&seed;
+    struct { long s, ns; } ts = {0, 0};
+    hp_sys_raw6(SYS_clock_gettime, 1 /* CLOCK_MONOTONIC */, (long)&ts, 0, 0, 0, 0);
+    seed ^= (uintptr_t)ts.ns * 0x9e3779b97f4a7c15u ^ (uintptr_t)hp_sys_getpid() << 21;
+    seed ^= seed >> 29;
+    return HP_SLOT_LOW + (seed % ((uintptr_t)16 << 40)) / HP_SLOT_ALIGN * HP_SLOT_ALIGN;
+}
+
+/* Is one page at `at` free? Maps and unmaps it; never disturbs a mapping. */
+static int slot_free(uintptr_t at)
+{
+    void *p = hp_sys_mmap((void *)at, HP_PAGE, PROT_NONE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    hp_sys_munmap(p, HP_PAGE);
+    return (uintptr_t)p == at;
+}
+
+static uintptr_t take_slot(size_t bytes)
+{
+    size_t span = round_up(bytes, HP_SLOT_ALIGN) + HP_SLOT_ALIGN;
+    uintptr_t cur = atomic_load_explicit(&hp_slot_cursor, memory_order_relaxed);
+    if (cur == 0) {
+        uintptr_t start = slot_start();
+        if (!atomic_compare_exchange_strong(&hp_slot_cursor, &cur, start)) { /* cur reloaded */ }
+        else cur = start;
+    }
+    for (int tries = 0; tries < 16; tries++) {
+        uintptr_t at = atomic_fetch_add(&hp_slot_cursor, span);
+        if (at + span > HP_SLOT_HIGH || at + span < at) return 0;
+        if (slot_free(at)) return at;
+    }
+    return 0;
+}
+
+static int reserve_plain(hp_vec *v, size_t max_bytes)
+{
     void *p = MAP_FAILED;
     /* Address space can be limited (ulimit -v, valgrind): settle for less. */
     for (;;) {
@@ -29,6 +103,35 @@ int hp_vec_reserve(hp_vec *v, size_t max_bytes)
     v->base = p;
     v->reserved = max_bytes;
     v->committed = 0;
+    v->how = HP_VEC_RESERVED;
+    return 0;
+}
+
+int hp_vec_reserve(hp_vec *v, size_t max_bytes)
+{
+    max_bytes = round_up(max_bytes, HP_PAGE);
+    uintptr_t at = take_slot(max_bytes);
+    if (at == 0) return reserve_plain(v, max_bytes);
+    v->base = (unsigned char *)at;
+    v->reserved = max_bytes;
+    v->committed = 0;
+    v->how = HP_VEC_SLOT;
+    return 0;
+}
+
+/* Make [from, to) of the vec usable. */
+static int commit_range(hp_vec *v, size_t from, size_t to)
+{
+    if (v->how == HP_VEC_RESERVED)
+        return hp_sys_mprotect(v->base + from, to - from, PROT_READ | PROT_WRITE);
+    void *want = v->base + from;
+    void *p = hp_sys_mmap(want, to - from, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    if (p != want) {   /* a kernel or tool that took the address as a hint */
+        hp_sys_munmap(p, to - from);
+        return -1;
+    }
     return 0;
 }
 
@@ -41,9 +144,13 @@ int hp_vec_ensure(hp_vec *v, size_t bytes)
     if (want < v->committed * 2) want = v->committed * 2;
     if (want > v->reserved) want = v->reserved;
     if (want < bytes) return -1;
-    if (hp_sys_mprotect(v->base + v->committed, want - v->committed,
-                 PROT_READ | PROT_WRITE) != 0)
-        return -1;
+    if (commit_range(v, v->committed, want) != 0) {
+        /* Address space may be short (the program's RLIMIT_AS): try for
+         * just what was asked before giving up. */
+        size_t need = round_up(bytes, HP_PAGE);
+        if (need >= want || commit_range(v, v->committed, need) != 0) return -1;
+        want = need;
+    }
     atomic_fetch_add_explicit(&hp_total_committed, want - v->committed,
                               memory_order_relaxed);
     v->committed = want;
@@ -54,8 +161,12 @@ void hp_vec_trim(hp_vec *v, size_t keep_bytes)
 {
     size_t keep = round_up(keep_bytes, HP_COMMIT_STEP);
     if (v->base == NULL || keep >= v->committed) return;
-    if (hp_sys_mprotect(v->base + keep, v->committed - keep, PROT_NONE) != 0) return;
-    hp_sys_madvise(v->base + keep, v->committed - keep, MADV_DONTNEED);
+    if (v->how == HP_VEC_SLOT) {
+        if (hp_sys_munmap(v->base + keep, v->committed - keep) != 0) return;
+    } else {
+        if (hp_sys_mprotect(v->base + keep, v->committed - keep, PROT_NONE) != 0) return;
+        hp_sys_madvise(v->base + keep, v->committed - keep, MADV_DONTNEED);
+    }
     atomic_fetch_sub_explicit(&hp_total_committed, v->committed - keep,
                               memory_order_relaxed);
     v->committed = keep;

@@ -141,6 +141,18 @@ class Safe(unittest.TestCase):
             lines = text.splitlines()
             self.assertTrue(lines[-1].startswith("END_SAMPLE ") or len(lines) == 4, lines[-3:])
 
+    # 6. heapprof's own memory is mapped as it is used, not reserved up
+    #    front: a program that limits its address space to 4 GiB allocates
+    #    as it does alone (it got NULL from GC_malloc when heapprof had
+    #    reserved 175 GB of addresses).
+    def test_program_rlimit_as_is_respected(self):
+        plain, runs = self.same_as_plain("sf_rlimit_as", modes=MODES + ("ldv", "ldv=precise"))
+        self.assertEqual(plain.returncode, 0)
+        self.assertIn("failed allocations: 0", plain.stdout)
+        for m, (r, d) in runs.items():
+            self.assertNotIn("Out of Memory", r.stderr, m)
+            self.assert_profile(r, d, "sf_rlimit_as")
+
     # 7. Output never follows a planted link, opens a FIFO, or writes into a
     #    file another user owns.
     def test_planted_symlink_is_not_followed(self):

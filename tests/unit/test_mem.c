@@ -1,9 +1,11 @@
-/* Unit tests for preload/hp_mem: hp_vec (a growable array at a fixed
+/* Unit tests for core/hp_mem: hp_vec (a growable array at a fixed
  * address, committed on demand, trimmable) and hp_arena (16-byte aligned
  * bump allocation that returns NULL when its reservation is used up). */
 #include <criterion/criterion.h>
 
 #include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -188,4 +190,52 @@ Test(mem, arena_exhaustion_returns_null)
     cr_assert_eq(b.used, 0);
     cr_assert_not_null(hp_arena_alloc(&b, cap));
     cr_assert_null(hp_arena_alloc(&b, 1));
+}
+
+/* Address space, in bytes, from /proc/self/statm (VmSize). */
+static size_t vm_size(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    size_t pages = 0;
+    cr_assert_not_null(f);
+    cr_assert_eq(fscanf(f, "%zu", &pages), 1);
+    fclose(f);
+    return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Claiming addresses maps nothing: the program's RLIMIT_AS sees only what
+ * is committed (it saw 175 GB of reservations before). */
+Test(mem, reserve_takes_no_address_space)
+{
+    size_t before = vm_size();
+    hp_vec v = {0};
+    cr_assert_eq(hp_vec_reserve(&v, (size_t)1 << 40), 0);
+    cr_assert_leq(vm_size(), before + ((size_t)1 << 20));
+    cr_assert_eq(hp_vec_ensure(&v, (size_t)8 << 20), 0);
+    size_t grown = vm_size() - before;
+    cr_assert_geq(grown, (size_t)8 << 20);
+    cr_assert_leq(grown, (size_t)9 << 20);
+    hp_vec_trim(&v, 0);
+    cr_assert_leq(vm_size(), before + ((size_t)1 << 20));
+}
+
+/* Slots never overlap, and a mapping made by someone else in a vec's slot is
+ * never replaced: growth into it fails and the other mapping is intact. */
+Test(mem, slots_are_disjoint_and_never_replace_a_mapping)
+{
+    hp_vec a = {0}, b = {0};
+    cr_assert_eq(hp_vec_reserve(&a, (size_t)1 << 30), 0);
+    cr_assert_eq(hp_vec_reserve(&b, (size_t)1 << 30), 0);
+    cr_assert(a.base + a.reserved <= b.base || b.base + b.reserved <= a.base);
+    cr_assert_eq(hp_vec_ensure(&a, 4096), 0);
+    unsigned char *theirs = mmap(a.base + ((size_t)4 << 20), 4096, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    cr_assert_eq(theirs, a.base + ((size_t)4 << 20));
+    theirs[0] = 0x5a;
+    cr_assert_eq(hp_vec_ensure(&a, (size_t)8 << 20), -1);
+    cr_assert_eq(theirs[0], 0x5a);
+    /* What fits before the other mapping can still be had. */
+    cr_assert_eq(hp_vec_ensure(&a, (size_t)2 << 20), 0);
+    a.base[((size_t)2 << 20) - 1] = 1;
+    munmap(theirs, 4096);
 }
