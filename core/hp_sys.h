@@ -134,6 +134,21 @@ static inline int hp_sys_sigaction(int sig, const struct sigaction *act, struct 
     return __sigaction(sig, act, old);
 }
 
+/* pthread_sigmask(3) as libc does it (its two internal signals, 32 and
+ * 33, never blocked), without heapprof's interposer (which, in mode ldv,
+ * keeps the program's view of the mask). Async-signal-safe. */
+static inline int hp_sys_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    sigset_t s;
+    if (set && how != SIG_UNBLOCK) {
+        s = *set;
+        sigdelset(&s, 32);
+        sigdelset(&s, 33);
+        set = &s;
+    }
+    return (int)HP_SYS6(SYS_rt_sigprocmask, how, set, old, _NSIG / 8, 0, 0);
+}
+
 /* Write all of [p, p+n) (retrying short writes and EINTR): 0, or -1. */
 static inline int hp_sys_write_all(int fd, const void *p, size_t n)
 {

@@ -88,4 +88,28 @@ int hp_ldv_sys_retry(hp_ldv_span *s, int *tries);
 struct sigaction;
 struct sigaction *hp_ldv_program_action(int sig);
 
+/* ---- The program's view of its signal mask (hp_ldv_sigview_sigsafe.c):
+ * in mode ldv SIGSEGV, SIGTRAP and SIGSYS are never really blocked (a
+ * fault on a protected page with them blocked kills the process); the
+ * program sees the mask it asked for. Outside ldv each call goes through.
+ * Async-signal-safe. ---- */
+#include <signal.h>
+/* sigprocmask/pthread_sigmask through `real`, the kept signals stripped
+ * from `set` and the program's view put into `old`. */
+int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
+                   int (*real)(int, const sigset_t *, sigset_t *));
+/* sigaction of any other signal: strip the kept signals from the handler's
+ * sa_mask (act is the interposer's copy) and remember them; the bits the
+ * program gave for sig before (read with hp_ldv_sigaction_kept first) are
+ * put back into the old action. */
+void hp_ldv_sigaction_in(int sig, struct sigaction *act);
+unsigned char hp_ldv_sigaction_kept(int sig);
+void hp_ldv_sigaction_out(int sig, struct sigaction *oact, unsigned char before);
+/* This thread's view, and giving a new thread its creator's. */
+unsigned hp_ldv_sigview(void);
+void hp_ldv_sigview_inherit(unsigned view);
+/* Around exec: apply the program's mask for real (failed 0), undo it
+ * (failed 1). */
+void hp_ldv_sigview_exec(int failed);
+
 #endif

@@ -158,6 +158,13 @@ extern hp_ldv_trap_state hp_ldv_trap_;
 void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv);
 void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv);
 
+/* hp_ldv_sigview_sigsafe.c: sig (a kept signal) is blocked in the
+ * program's view: a fault took the default action, a sent signal is held;
+ * 1 (the handler returns), or 0 (the program's action applies). */
+int hp_ldv_sigview_blocked(int sig, const siginfo_t *si);
+/* At start-up (hp_ldv_trap_init): take the inherited mask as the view. */
+void hp_ldv_sigview_start(void);
+
 /* hp_ldv_syscall_sigsafe.c: the collector's heap test, found once libgc
  * is known (hp_ldv_trap.c's attach). */
 extern int (*hp_ldv_gc_is_heap_ptr)(const void *);

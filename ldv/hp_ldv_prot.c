@@ -201,7 +201,7 @@ static void block_signals(sigset_t *old)
     sigdelset(&all, SIGILL);
     sigdelset(&all, SIGFPE);
     sigdelset(&all, SIGTRAP);
-    pthread_sigmask(SIG_BLOCK, &all, old);
+    hp_sys_sigmask(SIG_BLOCK, &all, old);
 }
 
 /* mprotect [lo, hi) to PROT_NONE, leaving out pages of system calls in
@@ -414,7 +414,7 @@ void hp_ldv_protect(void)
         pages += protect_run(runs[k].lo, runs[k].hi, (const uintptr_t (*)[2])fl, nfl);
     atomic_store(&hp_ldv.collecting, 0);
     atomic_store(&protecting, 0);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    hp_sys_sigmask(SIG_SETMASK, &old, NULL);
     hp_ldv.passes++;
     hp_ldv.pages_protected = pages;
     hp_ldv.runs_protected = nr;

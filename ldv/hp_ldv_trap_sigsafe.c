@@ -44,16 +44,21 @@ static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
  * sa_mask, and the signal itself unless it asked for SA_NODEFER
  * (heapprof's own handler runs with SA_NODEFER; the kernel restores the
  * mask when the handler returns, and a handler that longjmps leaves it as
- * it would have been without heapprof). */
+ * it would have been without heapprof) -- except heapprof's own signals,
+ * never really blocked in mode ldv (hp_ldv_sigview_sigsafe.c). */
 static void program_mask(int sig, const struct sigaction *p)
 {
     sigset_t m = p->sa_mask;
     if (!(p->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
-    pthread_sigmask(SIG_BLOCK, &m, NULL);
+    sigdelset(&m, SIGSEGV);
+    sigdelset(&m, SIGTRAP);
+    sigdelset(&m, SIGSYS);
+    hp_sys_raw6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&m, 0, _NSIG / 8, 0, 0);
 }
 
 static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
 {
+    if (hp_ldv_sigview_blocked(sig, si)) return;
     if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction) {
         void (*fn)(int, siginfo_t *, void *) = p->sa_sigaction;
         program_mask(sig, p);

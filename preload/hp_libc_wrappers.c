@@ -42,7 +42,7 @@
     X(open) X(open64) X(openat) X(openat64) X(creat) X(fopen) X(fopen64) X(freopen) \
     X(stat) X(lstat) X(fstatat) X(stat64) X(lstat64) X(access) X(faccessat) X(opendir) \
     X(mkdir) X(rmdir) X(unlink) X(unlinkat) X(rename) X(chdir) X(readlink) X(realpath) \
-    X(truncate) X(chmod) X(execve) X(execv) X(execvp)                       \
+    X(truncate) X(chmod) X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) \
     X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
     X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
     X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(pipe2) X(close)
@@ -274,13 +274,30 @@ EXPORT char *realpath(const char *restrict p, char *restrict out)
     CALL(char *, REAL(realpath)(p, out), r_ == NULL)
 }
 
-EXPORT int execve(const char *p, char *const a[], char *const e[])
+/* The new program gets the signal mask the program asked for (in mode ldv
+ * heapprof keeps SIGSEGV, SIGTRAP and SIGSYS unblocked): applied just
+ * before, undone if exec fails. */
+#define exec_with_program_mask(call) (hp_ldv_sigview_exec(0), exec_done(call))
+static int exec_done(int r)
+{
+    int e = errno;
+    hp_ldv_sigview_exec(1);
+    errno = e;
+    return r;
+}
+
+static int do_execve(const char *p, char *const a[], char *const e[])
 {
     hp_ldv_span s_ = HP_LDV_SPAN_INIT;
     hp_ldv_sys_path(&s_, p);
     hp_ldv_sys_argv(&s_, a);
     hp_ldv_sys_argv(&s_, e);
-    CALL(int, REAL(execve)(p, a, e), r_ < 0)
+    CALL(int, exec_with_program_mask(REAL(execve)(p, a, e)), r_ < 0)
+}
+
+EXPORT int execve(const char *p, char *const a[], char *const e[])
+{
+    return do_execve(p, a, e);
 }
 
 EXPORT int execv(const char *p, char *const a[])
@@ -288,15 +305,72 @@ EXPORT int execv(const char *p, char *const a[])
     hp_ldv_span s_ = HP_LDV_SPAN_INIT;
     hp_ldv_sys_path(&s_, p);
     hp_ldv_sys_argv(&s_, a);
-    CALL(int, REAL(execv)(p, a), r_ < 0)
+    CALL(int, exec_with_program_mask(REAL(execv)(p, a)), r_ < 0)
 }
 
-EXPORT int execvp(const char *p, char *const a[])
+static int do_execvp(const char *p, char *const a[])
 {
     hp_ldv_span s_ = HP_LDV_SPAN_INIT;
     hp_ldv_sys_path(&s_, p);
     hp_ldv_sys_argv(&s_, a);
-    CALL(int, REAL(execvp)(p, a), r_ < 0)
+    CALL(int, exec_with_program_mask(REAL(execvp)(p, a)), r_ < 0)
+}
+
+EXPORT int execvp(const char *p, char *const a[])
+{
+    return do_execvp(p, a);
+}
+
+EXPORT int execvpe(const char *p, char *const a[], char *const e[])
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, p);
+    hp_ldv_sys_argv(&s_, a);
+    hp_ldv_sys_argv(&s_, e);
+    CALL(int, exec_with_program_mask(REAL(execvpe)(p, a, e)), r_ < 0)
+}
+
+EXPORT int fexecve(int fd, char *const a[], char *const e[])
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_argv(&s_, a);
+    hp_ldv_sys_argv(&s_, e);
+    CALL(int, exec_with_program_mask(REAL(fexecve)(fd, a, e)), r_ < 0)
+}
+
+/* execl, execlp, execle: the C library makes an argument vector and calls
+ * execve itself (not through these interposers); so does this, on the
+ * stack, and calls the interposed execve/execvp. */
+#define HP_EXECL_ARGS(first, ap, extra)                                     \
+    va_list ap;                                                             \
+    size_t n_ = 1;                                                          \
+    va_start(ap, first);                                                    \
+    while (va_arg(ap, char *)) n_++;                                        \
+    va_end(ap);                                                             \
+    char *argv_[n_ + 1];                                                    \
+    argv_[0] = (char *)(first);                                             \
+    va_start(ap, first);                                                    \
+    for (size_t i_ = 1; i_ <= n_; i_++) argv_[i_] = va_arg(ap, char *);     \
+    extra;                                                                  \
+    va_end(ap);
+
+EXPORT int execl(const char *p, const char *arg, ...)
+{
+    HP_EXECL_ARGS(arg, ap, (void)0)
+    return do_execve(p, argv_, environ);
+}
+
+EXPORT int execlp(const char *p, const char *arg, ...)
+{
+    HP_EXECL_ARGS(arg, ap, (void)0)
+    return do_execvp(p, argv_);
+}
+
+EXPORT int execle(const char *p, const char *arg, ...)
+{
+    char **envp_;
+    HP_EXECL_ARGS(arg, ap, envp_ = va_arg(ap, char **))
+    return do_execve(p, argv_, envp_);
 }
 EXPORT ssize_t __read_chk(int fd, void *b, size_t n, size_t blen)
 {

@@ -22,7 +22,7 @@ void hp_on_terminate(int sig)
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    hp_sys_sigmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
     errno = saved;
 }

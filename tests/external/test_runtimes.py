@@ -59,6 +59,36 @@ class Runtimes(unittest.TestCase):
     def test_ecl(self):
         self.check("ecl")
 
+    # Issue "ldv never breaks a program", point 1: ECL died of SIGSEGV under
+    # ldv (its thread-interrupt handler runs with SIGSEGV blocked and
+    # touches the heap). A list, an array and a compile-file workload, under
+    # every ldv policy: the same output and status, and a profile.
+    def test_ecl_ldv(self):
+        self.assertTrue(shutil.which("ecl"), "ecl is not installed: scripts/install-deps.sh "
+                        "--test installs it")
+        for name in ("list", "array", "compile"):
+            argv = ["ecl", "--norc", "--shell", name + ".lsp"]
+            d0 = tempfile.mkdtemp(prefix="hprt-")
+            self.addCleanup(shutil.rmtree, d0, True)
+            for f in (name + ".lsp", "small.lsp"):
+                shutil.copy(os.path.join(HERE, "runtimes", f), d0)
+            plain = run(argv, d0)
+            self.assertEqual(plain.returncode, 0, plain.stderr)
+            for policy in ("ldv", "ldv=page", "ldv=precise"):
+                d = tempfile.mkdtemp(prefix="hprt-")
+                self.addCleanup(shutil.rmtree, d, True)
+                for f in (name + ".lsp", "small.lsp"):
+                    shutil.copy(os.path.join(HERE, "runtimes", f), d)
+                r = run(argv, d, heapprof=policy)
+                # (compile-file names the directory it works in)
+                self.assertEqual((r.returncode, r.stdout.replace(d, "DIR")),
+                                 (plain.returncode, plain.stdout.replace(d0, "DIR")),
+                                 "ecl %s under HEAPPROF=%s: %s" % (name, policy, r.stderr[-2000:]))
+                self.assertIn("heapprof: wrote ecl.hp", r.stderr)
+                hp = os.path.join(d, "ecl.hp")
+                hptest.check_hp_format(self, hp)
+                self.assertTrue(hptest.HpFile(hp).nonempty(), "empty profile: %s %s" % (name, policy))
+
 
 if __name__ == "__main__":
     unittest.main()

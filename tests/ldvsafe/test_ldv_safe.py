@@ -1,0 +1,82 @@
+"""ldv never breaks a program (issue 16): programs that block signals,
+fork with everything blocked, take signals through a signalfd or a handler
+with a full mask, run under HEAPPROF=ldv with every policy (adaptive,
+page, precise) and must give the same output and exit status as without
+heapprof, and a profile hp2ps reads."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import hptest
+
+HERE = os.environ.get("HEAPPROF_LDVSAFE", "")
+POLICIES = ("ldv", "ldv=page", "ldv=precise")
+
+
+def run_in(d, argv, heapprof=None, timeout=120):
+    e = dict(os.environ)
+    e.pop("HEAPPROF", None)
+    e.pop("LD_PRELOAD", None)
+    if heapprof is not None:
+        e["LD_PRELOAD"] = hptest.LIB
+        e["HEAPPROF"] = heapprof
+    return subprocess.run(argv, cwd=d, env=e, capture_output=True, text=True, timeout=timeout)
+
+
+class LdvSafe(unittest.TestCase):
+
+    def tmp(self):
+        d = tempfile.mkdtemp(prefix="hpldvsafe-")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
+
+    def same_as_plain(self, name, policies=POLICIES, runs=1):
+        prog = os.path.join(HERE, name)
+        plain = run_in(self.tmp(), [prog])
+        for p in policies:
+            for _ in range(runs):
+                d = self.tmp()
+                r = run_in(d, [prog], heapprof=p + ",interval=0")
+                self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout),
+                                 "%s under HEAPPROF=%s: stderr %s" % (name, p, r.stderr[-2000:]))
+                self.assertIn("heapprof: wrote %s.hp" % name, r.stderr)
+                hptest.check_hp_format(self, os.path.join(d, name + ".hp"))
+        return plain
+
+    # 2. A thread that blocks every signal uses protected objects; it and a
+    #    thread it starts read back the masks they set or inherited.
+    def test_thread_with_every_signal_blocked(self):
+        plain = self.same_as_plain("ls_blocked_thread")
+        self.assertIn("worker: SIGSEGV now blocked\n", plain.stdout)
+        self.assertIn("inner: SIGSEGV blocked, SIGTRAP blocked, SIGSYS blocked, SIGUSR1 blocked\n",
+                      plain.stdout)
+
+    # 2. A daemon that blocks everything and reads signals from a signalfd.
+    def test_signalfd_daemon(self):
+        plain = self.same_as_plain("ls_signalfd")
+        self.assertIn("round 2: signal USR1\n", plain.stdout)
+
+    # 1. A handler with every signal in its sa_mask uses protected objects
+    #    (ECL's thread-interrupt handler); the program reads its mask back.
+    def test_handler_with_full_mask(self):
+        plain = self.same_as_plain("ls_handler_mask")
+        self.assertIn("handler mask: SIGSEGV 1 SIGTRAP 1 SIGSYS 1 SIGINT 0\n", plain.stdout)
+
+    # 1. fork with every signal blocked: the child uses protected objects,
+    #    and a program it execs gets the mask the program set.
+    def test_fork_with_every_signal_blocked(self):
+        plain = self.same_as_plain("ls_fork_blocked")
+        self.assertIn("child 1: exit 3\n", plain.stdout)
+        self.assertIn("SigBlk:", plain.stdout)
+
+    # A SIGSEGV sent while the program blocks it waits for the unblock.
+    def test_sent_segv_waits_for_unblock(self):
+        plain = self.same_as_plain("ls_sent_segv")
+        self.assertIn("while blocked: handler ran 0 times", plain.stdout)
+        self.assertIn("after unblocking: handler ran 1 times\n", plain.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
