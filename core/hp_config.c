@@ -11,7 +11,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no, " \
-    "ldv=adaptive|page|precise, repeat=N"
+    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -25,6 +25,7 @@ void hp_config_defaults(hp_config *c)
     c->unwind = HP_UNWIND_LIBUNWIND;
     c->bound = 8;
     c->ldv_repeat = 1;
+    c->ldv_syscalls = 1;
 }
 
 const char *hp_config_help(void)
@@ -80,6 +81,10 @@ const char *hp_config_help(void)
 "              exact, slow)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
 "              open until the next collection, 1-999999 (default 1)\n"
+"  syscalls=S  mode ldv: how system calls given a buffer on a protected page\n"
+"              are seen: dispatch (default: every call, by syscall user\n"
+"              dispatch, Linux 5.11+) or wrappers (only the C library calls\n"
+"              heapprof interposes)\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -262,6 +267,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "precise")) c->ldv_policy = HP_LDV_PRECISE;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': ldv is adaptive, page or precise",
+                        s, n);
+            } else if (key_is(s, klen, "syscalls")) {
+                if (key_is(v, vlen, "dispatch")) c->ldv_syscalls = 1;
+                else if (key_is(v, vlen, "wrappers")) c->ldv_syscalls = 0;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': syscalls is dispatch or wrappers",
                         s, n);
             } else if (key_is(s, klen, "repeat")) {
                 if (parse_int(v, vlen, 1, 999999, &c->ldv_repeat) != 0)

@@ -33,6 +33,9 @@ typedef struct hp_config {
     int ldv_policy;       /* HP_LDV_*: re-arming policy of mode ldv */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
+    int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
+                             (syscalls=dispatch, the default); 0: only the
+                             interposed C library calls (syscalls=wrappers) */
     /* Filters of the heap profile ("" = none): a function on the stack
      * (GHC -hC), the allocating function's module, the object kind. */
     char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];

@@ -55,6 +55,7 @@ int hp_ldv_init(char *err, unsigned long errlen)
     pthread_atfork(NULL, NULL, postfork_child);
     hp_ldv.active = 1;
     hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
+    hp_ldv.sud_wanted = hp_rt.cfg.ldv_syscalls;
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
         hp_vec_ensure(&census_vec, 4 * sizeof(hp_ldv_census)) != 0 ||

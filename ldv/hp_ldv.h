@@ -105,6 +105,9 @@ int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
 void hp_ldv_sigaction_in(int sig, struct sigaction *act);
 unsigned char hp_ldv_sigaction_kept(int sig);
 void hp_ldv_sigaction_out(int sig, struct sigaction *oact, unsigned char before);
+/* A new thread starts (preload's pthread_create interposer, in the new
+ * thread): system calls seen from it too (hp_ldv_sud.c). */
+void hp_ldv_thread_start(void);
 /* This thread's view, and giving a new thread its creator's. */
 unsigned hp_ldv_sigview(void);
 void hp_ldv_sigview_inherit(unsigned view);

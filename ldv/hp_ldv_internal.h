@@ -43,6 +43,7 @@ typedef struct hp_ldv_run {
 typedef struct hp_ldv_state {
     int active;                     /* ldv mode is on (set once at start) */
     int precise;                    /* single-step faults (ldv=precise, adaptive) */
+    int sud_wanted;                 /* syscalls=dispatch */
     unsigned repeat;                /* adaptive: fruitless faults before a page
                                        stays open; 0 = never (precise) */
     _Atomic int collecting;         /* between START and the protect pass */
@@ -151,7 +152,8 @@ int hp_ldv_trap_init(char *err, unsigned long errlen);
  * handlers run with. */
 typedef struct hp_ldv_trap_state {
     int installed;
-    struct sigaction prev_segv, prev_trap;
+    int trap_installed;             /* SIGTRAP: steps (precise, adaptive) or dispatch */
+    struct sigaction prev_segv, prev_trap, prev_sys;
     sigset_t handler_mask;
 } hp_ldv_trap_state;
 extern hp_ldv_trap_state hp_ldv_trap_;
@@ -164,6 +166,44 @@ void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv);
 int hp_ldv_sigview_blocked(int sig, const siginfo_t *si);
 /* At start-up (hp_ldv_trap_init): take the inherited mask as the view. */
 void hp_ldv_sigview_start(void);
+
+/* hp_ldv_sud*.c: system calls seen through syscall user dispatch. */
+#define HP_LDV_SUD_SLOTS 4096   /* selector bytes; the last is shared */
+#define HP_LDV_SUD_STEPS 64     /* clone calls stepped at once */
+typedef struct hp_ldv_sud_state {
+    int usable;                           /* dispatch works on this kernel */
+    uintptr_t lo, hi;                     /* heapprof's text: always allowed */
+    _Atomic int armed;                    /* pages are protected: BLOCK */
+    _Atomic char selector[HP_LDV_SUD_SLOTS];
+    _Atomic int used[HP_LDV_SUD_SLOTS];
+    _Atomic uintptr_t step_ip[HP_LDV_SUD_STEPS];
+    _Atomic int step_count[HP_LDV_SUD_STEPS];
+    _Atomic uint64_t dispatched, stepped;   /* for .prof */
+} hp_ldv_sud_state;
+extern hp_ldv_sud_state hp_ldv_sud_;
+/* heapprof's restorer (hp_ldv_sud_sigsafe.c). */
+void hp_ldv_sud_restore_rt(void);
+/* Install heapprof's handler for sig with its own restorer (so that its
+ * rt_sigreturn is always allowed); the old action into prev. */
+int hp_ldv_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags,
+                           const sigset_t *mask, struct sigaction *prev);
+/* Dispatch for the calling thread (at attach, in new threads, in forked
+ * children); off at thread exit. */
+int hp_ldv_sud_thread_on(void);
+void hp_ldv_sud_thread_off(void);
+void hp_ldv_sud_after_fork_child(void);
+/* Around an exec* call of the C library: undispatched (0), again (1). */
+void hp_ldv_sud_exec(int end);
+/* Pages are protected (1) or all open (0): every thread's selector. */
+void hp_ldv_sud_arm(int on);
+/* The handlers: SIGSYS; and the SIGTRAP after a stepped call (1: it was
+ * one, handled). */
+void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv);
+int hp_ldv_sud_on_trap(void *ucv);
+/* A SIGSYS that is not dispatch's: the program's action (hp_ldv_trap_sigsafe.c). */
+void hp_ldv_sud_chain(siginfo_t *si, void *ucv);
+/* hp_ldv_sud.c: turn dispatch on at attach (0), or say why not (-1). */
+int hp_ldv_sud_start(void);
 
 /* hp_ldv_syscall_sigsafe.c: the collector's heap test, found once libgc
  * is known (hp_ldv_trap.c's attach). */

@@ -96,6 +96,7 @@ void hp_ldv_collection_start(void)
 {
     if (!hp_ldv.active) return;
     uint64_t t0 = hp_mono_ns();
+    hp_ldv_sud_arm(0);   /* every page open from here: no system call to see */
     atomic_store(&hp_ldv.opening, 1);
     atomic_store(&hp_ldv.collecting, 1);
     while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
@@ -409,6 +410,7 @@ void hp_ldv_protect(void)
     sigset_t old;
     block_signals(&old);
     atomic_store(&protecting, 1);
+    hp_ldv_sud_arm(nr > 0);
     size_t pages = 0;
     for (size_t k = 0; k < nr; k++)
         pages += protect_run(runs[k].lo, runs[k].hi, (const uintptr_t (*)[2])fl, nfl);

@@ -154,7 +154,10 @@ void hp_ldv_sigview_inherit(unsigned v) { view = v; }
 /* exec: the new program gets the mask the program asked for. */
 void hp_ldv_sigview_exec(int failed)
 {
-    if (!active() || !view) return;
+    if (!active()) return;
+    if (!failed) hp_ldv_sud_exec(0);   /* SIGSYS may be blocked next */
+    else hp_ldv_sud_exec(1);
+    if (!view) return;
     sigset_t s;
     sigemptyset(&s);
     add_bits(&s, view);

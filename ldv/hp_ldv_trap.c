@@ -27,17 +27,15 @@
 
 static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *prev)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = fn;
-    sa.sa_mask = handler_mask;
     /* SA_NODEFER: the signal is not blocked while heapprof's handler runs,
      * so that the program's handler, when heapprof chains to it, runs with
      * the mask the program asked for (chain() adds the signal unless the
      * program said SA_NODEFER), and a program handler that leaves by
-     * longjmp leaves the mask as it would have without heapprof. */
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-    return hp_sys_sigaction(sig, &sa, prev);
+     * longjmp leaves the mask as it would have without heapprof. The
+     * restorer is heapprof's own (hp_ldv_install_handler): its rt_sigreturn
+     * runs even while system calls are dispatched. */
+    return hp_ldv_install_handler(sig, fn, SA_RESTART | SA_ONSTACK | SA_NODEFER,
+                                  &handler_mask, prev);
 }
 
 int hp_ldv_trap_init(char *err, unsigned long errlen)
@@ -49,8 +47,10 @@ int hp_ldv_trap_init(char *err, unsigned long errlen)
     sigemptyset(&handler_mask);
     sigaddset(&handler_mask, SIGPWR);
     sigaddset(&handler_mask, SIGXCPU);
+    /* SIGTRAP: single steps (precise, adaptive) and stepped system calls. */
+    hp_ldv_trap_.trap_installed = hp_ldv.precise || hp_ldv.sud_wanted;
     if (install(SIGSEGV, hp_ldv_on_segv, &prev_segv) != 0 ||
-        (hp_ldv.precise && install(SIGTRAP, hp_ldv_on_trap, &prev_trap) != 0)) {
+        (hp_ldv_trap_.trap_installed && install(SIGTRAP, hp_ldv_on_trap, &prev_trap) != 0)) {
         strncpy(err, "ldv mode cannot install its SIGSEGV handler", errlen - 1);
         err[errlen - 1] = 0;
         return -1;
@@ -74,8 +74,9 @@ void hp_ldv_attach(void)
         if (s1 > 0) sigaddset(&handler_mask, s1);
         if (s2 > 0) sigaddset(&handler_mask, s2);
         install(SIGSEGV, hp_ldv_on_segv, NULL);
-        if (hp_ldv.precise) install(SIGTRAP, hp_ldv_on_trap, NULL);
+        if (hp_ldv_trap_.trap_installed) install(SIGTRAP, hp_ldv_on_trap, NULL);
     }
+    hp_ldv_sud_start();
 }
 
 
@@ -84,6 +85,7 @@ struct sigaction *hp_ldv_program_action(int sig)
 {
     if (!installed) return NULL;
     if (sig == SIGSEGV) return &prev_segv;
-    if (sig == SIGTRAP && hp_ldv.precise) return &prev_trap;
+    if (sig == SIGTRAP && hp_ldv_trap_.trap_installed) return &prev_trap;
+    if (sig == SIGSYS && hp_ldv_sud_.usable) return &hp_ldv_trap_.prev_sys;
     return NULL;
 }

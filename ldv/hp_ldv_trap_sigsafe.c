@@ -196,10 +196,19 @@ chain:
     errno = saved;
 }
 
+void hp_ldv_sud_chain(siginfo_t *si, void *ucv)
+{
+    chain(SIGSYS, si, ucv, &hp_ldv_trap_.prev_sys);
+}
+
 void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     ucontext_t *uc = ucv;
+    if (hp_ldv_sud_on_trap(ucv)) {   /* after a system call re-run by its thread */
+        errno = saved;
+        return;
+    }
     if (tt.npend == 0) {
         chain(sig, si, ucv, &prev_trap);
         errno = saved;
@@ -220,4 +229,5 @@ void hp_ldv_stop(void)
 {
     if (!hp_ldv.active) return;
     atomic_store(&hp_ldv.stopped, 1);
+    hp_ldv_sud_arm(0);
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <spawn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@
     X(stat) X(lstat) X(fstatat) X(stat64) X(lstat64) X(access) X(faccessat) X(opendir) \
     X(mkdir) X(rmdir) X(unlink) X(unlinkat) X(rename) X(chdir) X(readlink) X(realpath) \
     X(truncate) X(chmod) X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) \
+    X(system) X(popen) X(posix_spawn) X(posix_spawnp)                      \
     X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
     X(__fread_chk) X(__fread_unlocked_chk) X(__readlink_chk) X(__realpath_chk) \
     X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(pipe2) X(close)
@@ -336,6 +338,47 @@ EXPORT int fexecve(int fd, char *const a[], char *const e[])
     hp_ldv_sys_argv(&s_, a);
     hp_ldv_sys_argv(&s_, e);
     CALL(int, exec_with_program_mask(REAL(fexecve)(fd, a, e)), r_ < 0)
+}
+
+/* system, popen, posix_spawn(p): the C library runs the new program from a
+ * child that shares the parent's memory and is not seen by heapprof (its
+ * exec of a command or vector on a protected page would fail with EFAULT),
+ * so the strings are opened here and kept open until the call returns. */
+EXPORT int system(const char *cmd)
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, cmd);
+    CALL(int, REAL(system)(cmd), 0)
+}
+
+EXPORT FILE *popen(const char *cmd, const char *type)
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, cmd);
+    hp_ldv_sys_path(&s_, type);
+    CALL(FILE *, REAL(popen)(cmd, type), 0)
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *at, char *const a[], char *const e[])
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, path);
+    hp_ldv_sys_argv(&s_, a);
+    hp_ldv_sys_argv(&s_, e);
+    if (pid) hp_ldv_sys_buf(&s_, (uintptr_t)pid, sizeof *pid, 1);
+    CALL(int, REAL(posix_spawn)(pid, path, fa, at, a, e), 0)
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                        const posix_spawnattr_t *at, char *const a[], char *const e[])
+{
+    hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_path(&s_, file);
+    hp_ldv_sys_argv(&s_, a);
+    hp_ldv_sys_argv(&s_, e);
+    if (pid) hp_ldv_sys_buf(&s_, (uintptr_t)pid, sizeof *pid, 1);
+    CALL(int, REAL(posix_spawnp)(pid, file, fa, at, a, e), 0)
 }
 
 /* execl, execlp, execle: the C library makes an argument vector and calls

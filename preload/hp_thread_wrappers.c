@@ -2,7 +2,8 @@
  * In mode ldv a new thread must start with what the kernel would have
  * given it had heapprof not been there: its creator's view of the signal
  * mask (ldv/hp_ldv_sigview_sigsafe.c; the kernel's real mask is inherited
- * as usual). The start routine is wrapped through a small pool of start
+ * as usual); and its system calls are seen as its creator's are
+ * (ldv/hp_ldv_sud.c: dispatch is per thread and not inherited). The start routine is wrapped through a small pool of start
  * blocks (never malloc: the program's allocator is the program's); when
  * the pool is empty (more than HP_START_SLOTS threads starting at once)
  * the thread starts unwrapped, with an empty view. In other modes the call
@@ -32,6 +33,7 @@ static void *start(void *p)
     void *arg = b->arg;
     hp_ldv_sigview_inherit(b->view);
     atomic_store(&b->busy, 0);
+    hp_ldv_thread_start();
     return fn(arg);
 }
 
@@ -47,7 +49,7 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(
         atomic_store(&real, f);
     }
     unsigned view = hp_ldv_sigview();
-    if (!hp_ldv_sys_active() || !view) return f(t, attr, fn, arg);
+    if (!hp_ldv_sys_active()) return f(t, attr, fn, arg);
     for (int i = 0; i < HP_START_SLOTS; i++) {
         int zero = 0;
         if (!atomic_compare_exchange_strong(&slots[i].busy, &zero, 1)) continue;

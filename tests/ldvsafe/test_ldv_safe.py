@@ -77,6 +77,17 @@ class LdvSafe(unittest.TestCase):
         self.assertIn("while blocked: handler ran 0 times", plain.stdout)
         self.assertIn("after unblocking: handler ran 1 times\n", plain.stdout)
 
+    # 5. System calls given buffers on protected pages (fstat, statx, pipe,
+    #    getdents64 and pread64 through syscall(), sendfile and splice
+    #    offsets, vmsplice, recvmmsg, waitpid's status, a futex on a heap
+    #    mutex, system/posix_spawn/execl with heap strings, stdout with a
+    #    heap buffer): every result as without heapprof.
+    def test_system_calls_on_protected_buffers(self):
+        plain = self.same_as_plain("ls_syscalls", runs=2)
+        self.assertIn("futex: counter 600\n", plain.stdout)
+        self.assertIn("line 19999\n", plain.stdout)
+        self.assertNotIn("fail", plain.stdout)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
