@@ -63,8 +63,11 @@ void hp_ldv_stop(void);
  * buffers (the kernel reads them: kwrite 0; writes them: kwrite 1) make
  * one span, used and opened before the call, in flight during it.
  * Async-signal-safe; nothing happens outside ldv mode. ---- */
-typedef struct hp_ldv_span { uintptr_t lo, hi; int slot, any; } hp_ldv_span;
-#define HP_LDV_SPAN_INIT {0, 0, -1, 0}
+typedef struct hp_ldv_span { uintptr_t lo, hi; int slot, any, direct; } hp_ldv_span;
+#define HP_LDV_SPAN_INIT {0, 0, -1, 0, 0}
+/* The call is one system call whose every buffer the interposer names:
+ * its system call need not be dispatched as well. */
+void hp_ldv_sys_direct(hp_ldv_span *s);
 struct iovec;
 struct msghdr;
 int hp_ldv_sys_active(void);

@@ -245,6 +245,13 @@ void hp_ldv_write_prof(int fd)
     line_u64("  uses recorded", atomic_load(&hp_ldv.uses));
     line_u64("  system-call buffer uses", atomic_load(&hp_ldv.sys_uses));
     line_u64("  EFAULT retries", atomic_load(&hp_ldv.efault_retries));
+    hp_buf_str(&out, hp_ldv_sud_.usable ? "  system calls seen by dispatch\n"
+                     : hp_ldv.sud_wanted ? "  system calls seen by the C library interposers only "
+                                           "(this kernel has no syscall user dispatch)\n"
+                                         : "  system calls seen by the C library interposers only "
+                                           "(syscalls=wrappers)\n");
+    line_u64("  system calls dispatched", atomic_load(&hp_ldv_sud_.dispatched));
+    line_u64("  system calls re-run by their thread", atomic_load(&hp_ldv_sud_.stepped));
     line_u64("  map-entry budget", hp_ldv.map_budget > 0 ? (uint64_t)hp_ldv.map_budget : 0);
     line_u64("  coarse opens (budget)", atomic_load(&hp_ldv.coarse_opens));
     line_u64("  runs left unprotected", hp_ldv.runs_skipped);

@@ -192,7 +192,8 @@ int hp_ldv_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int fl
 int hp_ldv_sud_thread_on(void);
 void hp_ldv_sud_thread_off(void);
 void hp_ldv_sud_after_fork_child(void);
-/* Around an exec* call of the C library: undispatched (0), again (1). */
+/* Around an interposed C library call (its buffers opened by the
+ * interposer) or exec*: undispatched (0), dispatched again (1). */
 void hp_ldv_sud_exec(int end);
 /* Pages are protected (1) or all open (0): every thread's selector. */
 void hp_ldv_sud_arm(int on);

@@ -327,7 +327,6 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
     atomic_fetch_add_explicit(&S.dispatched, 1, memory_order_relaxed);
     hp_ldv_span s = HP_LDV_SPAN_INIT;
     if (!atomic_load(&hp_ldv.collecting) && any_in_span(g)) note_args(&s, nr, g);
-    if (s.any) atomic_fetch_add_explicit(&hp_ldv.sys_uses, 1, memory_order_relaxed);
     long a0 = (long)g[REG_RDI], a1 = (long)g[REG_RSI], a2 = (long)g[REG_RDX];
     long a3 = (long)g[REG_R10], a4 = (long)g[REG_R8], a5 = (long)g[REG_R9];
     switch (nr) {

@@ -67,13 +67,19 @@ void hp_ldv_sys_msg(span *s, const struct msghdr *m, int kwrite)
     hp_ldv_sys_iov(s, m->msg_iov, (int)m->msg_iovlen, kwrite);
 }
 
+void hp_ldv_sys_direct(span *s) { s->direct = 1; }
+
+/* A direct call's buffers are opened by its interposer: its system call
+ * need not be dispatched (a SIGSYS) as well. */
 void hp_ldv_sys_begin(span *s)
 {
     if (s->any) s->slot = hp_ldv_inflight_begin(s->lo, s->hi - s->lo);
+    if (s->direct) hp_ldv_sud_exec(0);
 }
 
 void hp_ldv_sys_end(span *s)
 {
+    if (s->direct) hp_ldv_sud_exec(1);
     if (s->any) hp_ldv_inflight_end(s->slot);
 }
 

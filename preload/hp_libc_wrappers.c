@@ -105,14 +105,26 @@ __attribute__((constructor(101))) static void early(void) { resolve(); }
         hp_ldv_sys_buf(&s_, (uintptr_t)(p), len, writes);                   \
         CALL(ret_t, REAL(name) args, failed)                                \
     }
+/* The same for a call that is one system call with exactly that buffer:
+ * its buffers opened here, the system call need not be dispatched too
+ * (hp_ldv_sys_direct). */
+#define SYSBUFCALL(ret_t, name, params, args, p, len, writes, failed)       \
+    EXPORT ret_t name params                                                \
+    {                                                                       \
+        hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                  \
+        hp_ldv_sys_direct(&s_);                                             \
+        hp_ldv_sys_buf(&s_, (uintptr_t)(p), len, writes);                   \
+        CALL(ret_t, REAL(name) args, failed)                                \
+    }
 
-BUFCALL(ssize_t, read, (int fd, void *b, size_t n), (fd, b, n), b, n, 1, r_ < 0)
+SYSBUFCALL(ssize_t, read, (int fd, void *b, size_t n), (fd, b, n), b, n, 1, r_ < 0)
 
-BUFCALL(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n), b, n, 0, r_ < 0)
+SYSBUFCALL(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n), b, n, 0, r_ < 0)
 
 EXPORT ssize_t readv(int fd, const struct iovec *v, int c)
 {
     hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_direct(&s_);
     hp_ldv_sys_iov(&s_, v, c, 1);
     CALL(ssize_t, REAL(readv)(fd, v, c), r_ < 0)
 }
@@ -120,19 +132,20 @@ EXPORT ssize_t readv(int fd, const struct iovec *v, int c)
 EXPORT ssize_t writev(int fd, const struct iovec *v, int c)
 {
     hp_ldv_span s_ = HP_LDV_SPAN_INIT;
+    hp_ldv_sys_direct(&s_);
     hp_ldv_sys_iov(&s_, v, c, 0);
     CALL(ssize_t, REAL(writev)(fd, v, c), r_ < 0)
 }
 
-BUFCALL(ssize_t, pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), b, n, 1, r_ < 0)
+SYSBUFCALL(ssize_t, pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), b, n, 1, r_ < 0)
 
-BUFCALL(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), b, n, 0, r_ < 0)
+SYSBUFCALL(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), b, n, 0, r_ < 0)
 
-BUFCALL(ssize_t, pread64, (int fd, void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 1, r_ < 0)
+SYSBUFCALL(ssize_t, pread64, (int fd, void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 1, r_ < 0)
 
-BUFCALL(ssize_t, pwrite64, (int fd, const void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 0, r_ < 0)
+SYSBUFCALL(ssize_t, pwrite64, (int fd, const void *b, size_t n, off64_t o), (fd, b, n, o), b, n, 0, r_ < 0)
 
-BUFCALL(ssize_t, recv, (int fd, void *b, size_t n, int f), (fd, b, n, f), b, n, 1, r_ < 0)
+SYSBUFCALL(ssize_t, recv, (int fd, void *b, size_t n, int f), (fd, b, n, f), b, n, 1, r_ < 0)
 
 EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al)
 {
@@ -152,7 +165,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
     CALL(ssize_t, REAL(recvmsg)(fd, m, f), r_ < 0)
 }
 
-BUFCALL(ssize_t, send, (int fd, const void *b, size_t n, int f), (fd, b, n, f), b, n, 0, r_ < 0)
+SYSBUFCALL(ssize_t, send, (int fd, const void *b, size_t n, int f), (fd, b, n, f), b, n, 0, r_ < 0)
 
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int f, const struct sockaddr *a,
                       socklen_t al)
@@ -231,6 +244,7 @@ static mode_t mode_arg(int flags, va_list ap)
         mode_t m = mode_arg(flags, ap);                                     \
         va_end(ap);                                                         \
         hp_ldv_span s_ = HP_LDV_SPAN_INIT;                                  \
+        hp_ldv_sys_direct(&s_);                                             \
         hp_ldv_sys_path(&s_, p);                                            \
         CALL(int, REAL(name) args, r_ < 0)                                  \
     }
