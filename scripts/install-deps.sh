@@ -18,8 +18,9 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
           libcriterion-dev python3 ghc w3m dpkg-dev binutils)
 # Only for --test: tests/tools/test_browser.py drives headless Chromium;
 # tests/external/test_runtimes.py runs Guile and ECL (language runtimes
-# built on libgc) under heapprof.
-TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl)
+# built on libgc) under heapprof; tests/external/test_crystal.py builds a
+# Crystal program with Debian's compiler (which uses libgc) under ldv.
+TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 
