@@ -130,8 +130,12 @@ int main(void)
     say("getdents64", got > 0 ? 0 : got);
     printf("  %d files\n", names);
     char *sb = heap(64);
-    say("syscall read", syscall(SYS_pread64, fd, sb, 10, 0));
+    say("syscall pread", syscall(SYS_pread64, fd, sb, 10, 0));
     printf("  %s\n", sb);
+    char *sr = heap(64);
+    lseek(fd, 20, SEEK_SET);
+    say("syscall read", syscall(SYS_read, fd, sr, 6));
+    printf("  %s\n", sr);
 
     struct iovec *iov = heap(2 * sizeof *iov);
     char *b1 = heap(8), *b2 = heap(8);
