@@ -1,6 +1,8 @@
-/* hp_push_wrappers: heapprof's GC_push_all and GC_push_all_eager (entry
- * points, level 1): the collector pushes every root range through them
- * during marking (retainer/hp_rootrec.h). Each records the range
+/* hp_push_wrappers: heapprof's GC_push_all, GC_push_all_eager and
+ * GC_push_conditional (entry points, level 1): the collector pushes every
+ * root range through them during marking (retainer/hp_rootrec.h), and so
+ * do runtimes that push roots of their own (ECL pushes its Lisp stacks
+ * with GC_push_conditional). Each records the range
  * (hp_rootrec_pushed) and forwards to libgc. Mark phase, world stopped:
  * nothing here takes a lock or allocates (the dlsym fallback runs only for
  * a program that pushes ranges itself before heapprof is attached). */
@@ -32,4 +34,12 @@ void GC_push_all_eager(void *bottom, void *top)
     __typeof__(&GC_push_all_eager) fn = hp_real.GC_push_all_eager;
     if (!fn) *(void **)&fn = late_find("GC_push_all_eager");
     if (fn) fn(bottom, top);
+}
+
+void GC_push_conditional(void *bottom, void *top, int all)
+{
+    hp_rootrec_pushed(bottom, top, 0);
+    __typeof__(&GC_push_conditional) fn = hp_real.GC_push_conditional;
+    if (!fn) *(void **)&fn = late_find("GC_push_conditional");
+    if (fn) fn(bottom, top, all);
 }

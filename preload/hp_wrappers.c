@@ -11,6 +11,7 @@
 #include "core/hp_assert.h"
 #include "core/hp_capture.h"
 #include "core/hp_real.h"
+#include "retainer/hp_rootrec.h"
 #include "core/hp_rt.h"
 #include "preload/hp_lifecycle.h"
 #include "core/hp_thread.h"
@@ -366,6 +367,15 @@ void GC_set_start_callback(GC_start_callback_proc fn)
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     if (fn) HP_NOTE_CODE();
     if (hp_real.GC_set_start_callback) hp_real.GC_set_start_callback(fn);
+}
+
+/* Displacements the program makes valid (tagged pointers): the heap
+ * traversal accepts them as the collector does. */
+void GC_register_displacement(size_t d)
+{
+    if (__builtin_expect(!attached(), 0)) attach_or_die();
+    hp_rootrec_displacement(d);
+    hp_real.GC_register_displacement(d);
 }
 
 void GC_set_push_other_roots(GC_push_other_roots_proc fn)

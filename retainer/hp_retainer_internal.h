@@ -13,7 +13,11 @@
 #include "retainer/hp_trace.h"
 
 /* Retainer identities. */
-enum { HP_RET_STATIC, HP_RET_STATIC_OFF, HP_RET_STACK, HP_RET_OTHER, HP_RET_CCS };
+enum { HP_RET_STATIC, HP_RET_STATIC_OFF, HP_RET_STACK, HP_RET_OTHER, HP_RET_CCS,
+       HP_RET_UNCOLL,   /* uncollectable objects allocated at stack `key` (roots) */
+       HP_RET_MARKPROC, /* what a mark procedure (`key`: its address) pushed */
+       HP_RET_PUSHED    /* a range of a pointer-free object allocated at stack `key`
+                           that the program pushed as a root */ };
 
 typedef struct hp_ident {
     uint8_t kind;

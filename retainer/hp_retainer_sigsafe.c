@@ -6,6 +6,7 @@
 #include "retainer/hp_retainer_internal.h"
 #include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace.h"
+#include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
 #include "core/hp_stacks.h"
 #include "core/hp_symbols.h"
@@ -31,15 +32,37 @@ static uint32_t ccs_ident(uint32_t ccs)
     return hp_ret_ident_intern(&d);
 }
 
+/* Uncollectable objects (GC_malloc_uncollectable: C++ containers with
+ * manual storage, runtime tables) are roots for the collector: each is a
+ * retainer named by the stack that allocated it. */
+static inline int is_uncollectable(const hp_rec *r)
+{
+    return r && (r->how == HP_HOW_UNCOLLECTABLE || r->how == HP_HOW_ATOMIC_UNCOLLECTABLE);
+}
+
+static uint32_t uncoll_ident(uint32_t ccs)
+{
+    hp_ident d = {0};
+    d.kind = HP_RET_UNCOLL;
+    d.module = -1;
+    d.key = ccs;
+    return hp_ret_ident_intern(&d);
+}
+
+static uint32_t retainer_ident(const hp_rec *r)
+{
+    return is_uncollectable(r) ? uncoll_ident(r->ccs) : ccs_ident(r->ccs);
+}
+
 /* retain(c, r) of the seed, one object at a time. */
 static int retain_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in,
                         uint64_t *out)
 {
     uint32_t r = (uint32_t)in;
-    int is_ret = is_designated(rec);
+    int is_ret = is_designated(rec) || is_uncollectable(rec);
     if (!valid) {
         *label = hp_ret_set_single(r);
-        *out = is_ret ? ccs_ident(rec->ccs) : r;
+        *out = is_ret ? retainer_ident(rec) : r;
         return 1;
     }
     uint32_t s = *label;
@@ -109,6 +132,9 @@ void hp_retainer_traverse(uint64_t mark_ns)
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t entry = hp_tls.depth > 0 ? hp_tls.gc_entry_frame : 0;
     const hp_stack_entry *my_stack = hp_thread_stack_of(here);
+    size_t nrec;
+    hp_rec *recs = hp_shadow_table(&nrec);
+    int incremental = hp_real.GC_is_incremental_mode && hp_real.GC_is_incremental_mode();
     for (size_t i = 0; i < n; i++) {
         const hp_root_range *g = &rr[i];
         /* The same range pushed twice (a mark-stack overflow restarts
@@ -127,8 +153,24 @@ void hp_retainer_traverse(uint64_t mark_ns)
                     hp_thread_stack_of(rr[k].lo) == se)
                     dup = 1;
             if (dup) continue;
-        } else if (hp_real.GC_base((void *)g->lo)) {
-            continue;   /* part of a heap object (dirty pages pushed again): not a root */
+        }
+        const hp_rec *holder = NULL;
+        if (!se) {
+            void *hb = hp_real.GC_base((void *)g->lo);
+            if (hb) {
+                /* Part of a heap object pushed as a root (ECL pushes its
+                 * Lisp stacks and thread environments, heap objects, from
+                 * its push_other_roots): a root, named after the allocation
+                 * of the object holding it. In incremental mode the
+                 * collector also pushes dirty pages of objects it scans
+                 * anyway: those add nothing (pointer-free ones excepted). */
+                uint32_t ri = hp_trace_record_at((uintptr_t)hb);
+                if (ri == HP_NO_RECORD || ri >= nrec) continue;
+                holder = &recs[ri];
+                if (incremental && holder->how != HP_HOW_ATOMIC &&
+                    holder->how != HP_HOW_ATOMIC_UNCOLLECTABLE)
+                    continue;
+            }
         }
         uintptr_t lo = g->lo;
         int mine = se ? se == my_stack : (g->hi > here && g->lo - here < HP_NEAR);
@@ -144,7 +186,10 @@ void hp_retainer_traverse(uint64_t mark_ns)
         hp_ident d = {0};
         d.module = -1;
         hp_data_sym ds;
-        if (se) {
+        if (holder) {
+            d.kind = HP_RET_PUSHED;
+            d.key = holder->ccs;
+        } else if (se) {
             d.kind = HP_RET_STACK;
             d.key = se->ordinal;
             d.is_main = (uint8_t)se->is_main;
@@ -159,6 +204,13 @@ void hp_retainer_traverse(uint64_t mark_ns)
         hp_trace_range(lo, g->hi, NULL, se ? 1 : interior, id);
         hp_trace_run();
     }
+    /* Uncollectable objects: roots of their own (the collector marks from
+     * them without pushing them through GC_push_all). */
+    for (size_t i = 0; i < nrec; i++)
+        if (is_uncollectable(&recs[i])) {
+            hp_trace_object(recs[i].base, uncoll_ident(recs[i].ccs));
+            hp_trace_run();
+        }
     hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
     hp_ret_.parity = hp_trace_parity();
     hp_ret_.traversed = 1;
@@ -203,6 +255,25 @@ static void ident_text(hp_buf *b, uint32_t id)
         hp_buf_hex(b, d->key);
         break;
     case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
+    case HP_RET_PUSHED:
+        hp_buf_str(b, "pushed:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_UNCOLL:
+        hp_buf_str(b, "uncoll:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_MARKPROC: {
+        hp_sym_info si = hp_symbols_lookup(d->key);
+        hp_buf_str(b, "mark:");
+        if (si.function) hp_buf_str(b, si.function);
+        else {
+            hp_buf_str(b, si.module ? si.module : "?");
+            hp_buf_str(b, "+0x");
+            hp_buf_hex(b, d->key);
+        }
+        break;
+    }
     }
 }
 

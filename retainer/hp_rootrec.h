@@ -29,8 +29,13 @@ typedef struct hp_root_range {
 
 /* The ranges recorded and the snapshots of stack parts (hp_rootrec_sigsafe.c;
  * reserved by hp_rootrec_init). */
+#define HP_DISPLACEMENTS 4096   /* bdwgc accepts displacements below HBLKSIZE */
 typedef struct hp_rootrec_state {
     hp_vec range_vec, snap_vec;
+    /* Offsets registered with GC_register_displacement: a pointer to
+     * base + d keeps an object alive even without interior pointers (ECL
+     * tags its conses so). */
+    _Atomic uint64_t displacement[HP_DISPLACEMENTS / 64];
     _Atomic uint32_t nranges;
     _Atomic size_t snap_used;
     _Atomic int overflow;
@@ -47,6 +52,13 @@ void hp_rootrec_pushed(void *bottom, void *top, int eager);
  * mark cycle and stacks again in later ones, so ranges accumulate over the
  * whole cycle; a later push of a thread's stack supersedes earlier ones. */
 const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed);
+/* The program registered displacement d (GC_register_displacement). */
+void hp_rootrec_displacement(size_t d);
+static inline int hp_rootrec_displaced(uintptr_t d)
+{
+    return d < HP_DISPLACEMENTS &&
+           (atomic_load_explicit(&hp_rootrec_.displacement[d / 64], memory_order_relaxed) >> (d % 64)) & 1;
+}
 /* A mark cycle is complete (MARK_END): start afresh. */
 void hp_rootrec_reset(void);
 

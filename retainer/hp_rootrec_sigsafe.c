@@ -31,6 +31,11 @@ const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
     return (const hp_root_range *)range_vec.base;
 }
 
+void hp_rootrec_displacement(size_t d)
+{
+    if (d < HP_DISPLACEMENTS) atomic_fetch_or(&hp_rootrec_.displacement[d / 64], (uint64_t)1 << (d % 64));
+}
+
 void hp_rootrec_pushed(void *bottom, void *top, int eager)
 {
     uintptr_t lo = (uintptr_t)bottom, hi = (uintptr_t)top;

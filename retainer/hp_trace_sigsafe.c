@@ -5,6 +5,7 @@
  * only GC_base, GC_is_marked and GC_get_kind_and_size, which read the
  * collector's block headers. ---- */
 #include "retainer/hp_trace.h"
+#include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
 
@@ -230,7 +231,7 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     void *b = hp_real.GC_base((void *)v);
     if (!b) return HP_NO_RECORD;
     uintptr_t base = (uintptr_t)b;
-    if (base != v && !interior) return HP_NO_RECORD;
+    if (base != v && !interior && !hp_rootrec_displaced(v - base)) return HP_NO_RECORD;
     if (base != v && (idx = hp_trace_record_at(base)) != HP_NO_RECORD) return idx;
     hp_tentry *e = hp_trace_lookup(base);
     if (e) {
