@@ -22,7 +22,7 @@ __attribute__((noinline, cold)) static void *late_find(const char *name)
 
 void GC_push_all(void *bottom, void *top)
 {
-    hp_rootrec_pushed(bottom, top, 0);
+    hp_rootrec_pushed(bottom, top, 0, (uintptr_t)__builtin_return_address(0));
     __typeof__(&GC_push_all) fn = hp_real.GC_push_all;
     if (!fn) *(void **)&fn = late_find("GC_push_all");
     if (fn) fn(bottom, top);
@@ -30,7 +30,7 @@ void GC_push_all(void *bottom, void *top)
 
 void GC_push_all_eager(void *bottom, void *top)
 {
-    hp_rootrec_pushed(bottom, top, 1);
+    hp_rootrec_pushed(bottom, top, 1, (uintptr_t)__builtin_return_address(0));
     __typeof__(&GC_push_all_eager) fn = hp_real.GC_push_all_eager;
     if (!fn) *(void **)&fn = late_find("GC_push_all_eager");
     if (fn) fn(bottom, top);
@@ -38,7 +38,7 @@ void GC_push_all_eager(void *bottom, void *top)
 
 void GC_push_conditional(void *bottom, void *top, int all)
 {
-    hp_rootrec_pushed(bottom, top, 0);
+    hp_rootrec_pushed(bottom, top, 0, (uintptr_t)__builtin_return_address(0));
     __typeof__(&GC_push_conditional) fn = hp_real.GC_push_conditional;
     if (!fn) *(void **)&fn = late_find("GC_push_conditional");
     if (fn) fn(bottom, top, all);

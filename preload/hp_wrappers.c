@@ -369,6 +369,17 @@ void GC_set_start_callback(GC_start_callback_proc fn)
     if (hp_real.GC_set_start_callback) hp_real.GC_set_start_callback(fn);
 }
 
+/* A root range the program registers: named in retainer profiles by the
+ * stack that registered it. */
+void GC_add_roots(void *lo, void *hi)
+{
+    hp_thread *t = enter();
+    hp_real.GC_add_roots(lo, hi);
+    if (--t->depth == 0 && !hp_rt.passive && (t->ready || hp_thread_setup(t) == 0))
+        hp_rootrec_registered((uintptr_t)lo, (uintptr_t)hi,
+                              hp_capture_ccs(t, HP_FRAME, HP_RET));
+}
+
 /* Displacements the program makes valid (tagged pointers): the heap
  * traversal accepts them as the collector does. */
 void GC_register_displacement(size_t d)

@@ -16,8 +16,10 @@
 enum { HP_RET_STATIC, HP_RET_STATIC_OFF, HP_RET_STACK, HP_RET_OTHER, HP_RET_CCS,
        HP_RET_UNCOLL,   /* uncollectable objects allocated at stack `key` (roots) */
        HP_RET_MARKPROC, /* what a mark procedure (`key`: its address) pushed */
-       HP_RET_PUSHED    /* a range of a pointer-free object allocated at stack `key`
-                           that the program pushed as a root */ };
+       HP_RET_PUSHED,   /* a range of a heap object allocated at stack `key`
+                           that the program pushed as a root */
+       HP_RET_ADDED,    /* a range registered with GC_add_roots by stack `key` */
+       HP_RET_PUSHER    /* a range pushed by the code at return address `key` */ };
 
 typedef struct hp_ident {
     uint8_t kind;

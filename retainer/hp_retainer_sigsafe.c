@@ -197,8 +197,17 @@ void hp_retainer_traverse(uint64_t mark_ns)
             trace_static(g->lo, g->hi, interior);
             continue;
         } else {
-            d.kind = HP_RET_OTHER;
-            d.key = g->lo;
+            uint32_t reg = hp_rootrec_registrar(g->lo);
+            if (reg) {
+                d.kind = HP_RET_ADDED;
+                d.key = reg - 1;
+            } else if (g->pusher) {
+                d.kind = HP_RET_PUSHER;
+                d.key = g->pusher;
+            } else {
+                d.kind = HP_RET_OTHER;
+                d.key = g->lo;
+            }
         }
         uint32_t id = hp_ret_ident_intern(&d);
         hp_trace_range(lo, g->hi, NULL, se ? 1 : interior, id);
@@ -233,13 +242,41 @@ static uint64_t *set_bytes(uint32_t s)
     return &((uint64_t *)hp_ret_.set_bytes_vec.base)[s];
 }
 
+/* A module's name as labels show it: "libguile-3.0.so.1" is "guile-3.0",
+ * so that a label cut at its length (GHC -L) keeps the part that differs. */
+static void module_short(hp_buf *b, const char *m)
+{
+    if (!m) {
+        hp_buf_chr(b, '?');
+        return;
+    }
+    if (strncmp(m, "lib", 3) == 0 && m[3]) m += 3;
+    const char *so = strstr(m, ".so");
+    size_t n = so ? (size_t)(so - m) : strlen(m);
+    for (size_t i = 0; i < n; i++) hp_buf_chr(b, m[i]);
+}
+
+/* "function" for a code address, else "module+0xoffset". */
+static void code_text(hp_buf *b, uintptr_t pc)
+{
+    hp_sym_info si = hp_symbols_lookup(pc);
+    if (si.function) {
+        hp_buf_str(b, si.function);
+        return;
+    }
+    module_short(b, si.module);
+    uintptr_t lo, hi;
+    hp_buf_str(b, "+0x");
+    hp_buf_hex(b, hp_symbols_module_span(pc, &lo, &hi) == 0 ? pc - lo : pc);
+}
+
 static void ident_text(hp_buf *b, uint32_t id)
 {
     const hp_ident *d = &hp_ret_idents()[id];
     switch (d->kind) {
     case HP_RET_STATIC: hp_buf_str(b, d->sym); break;
     case HP_RET_STATIC_OFF:
-        hp_buf_str(b, d->module_base ? d->module_base : "?");
+        module_short(b, d->module_base);
         hp_buf_str(b, "+0x");
         hp_buf_hex(b, d->key);
         break;
@@ -255,6 +292,14 @@ static void ident_text(hp_buf *b, uint32_t id)
         hp_buf_hex(b, d->key);
         break;
     case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
+    case HP_RET_ADDED:
+        hp_buf_str(b, "roots:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_PUSHER:
+        hp_buf_str(b, "pushed-by:");
+        code_text(b, d->key - 1);
+        break;
     case HP_RET_PUSHED:
         hp_buf_str(b, "pushed:");
         hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
@@ -263,17 +308,10 @@ static void ident_text(hp_buf *b, uint32_t id)
         hp_buf_str(b, "uncoll:");
         hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
         break;
-    case HP_RET_MARKPROC: {
-        hp_sym_info si = hp_symbols_lookup(d->key);
+    case HP_RET_MARKPROC:
         hp_buf_str(b, "mark:");
-        if (si.function) hp_buf_str(b, si.function);
-        else {
-            hp_buf_str(b, si.module ? si.module : "?");
-            hp_buf_str(b, "+0x");
-            hp_buf_hex(b, d->key);
-        }
+        code_text(b, d->key);
         break;
-    }
     }
 }
 

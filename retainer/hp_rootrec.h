@@ -20,7 +20,13 @@ typedef struct hp_root_range {
     const unsigned char *copy;/* a snapshot of [lo, lo + copied), or NULL */
     size_t copied;
     uint8_t eager;            /* pushed with GC_push_all_eager: interior pointers valid */
+    uintptr_t pusher;         /* return address of the push call (who pushed it) */
 } hp_root_range;
+
+/* A range the program registered with GC_add_roots, and the stack that
+ * registered it (its name in the profile). */
+typedef struct hp_root_reg { uintptr_t lo, hi; uint32_t ccs; } hp_root_reg;
+#define HP_ROOT_REGS 4096
 
 #include "core/hp_mem.h"
 
@@ -36,6 +42,8 @@ typedef struct hp_rootrec_state {
      * base + d keeps an object alive even without interior pointers (ECL
      * tags its conses so). */
     _Atomic uint64_t displacement[HP_DISPLACEMENTS / 64];
+    hp_root_reg regs[HP_ROOT_REGS];
+    _Atomic uint32_t nregs;
     _Atomic uint32_t nranges;
     _Atomic size_t snap_used;
     _Atomic int overflow;
@@ -46,7 +54,12 @@ int hp_rootrec_init(void);
 /* The collector pushed [bottom, top) (eager: with GC_push_all_eager, so
  * interior pointers are valid): record it, copying the part of the pushing
  * thread's own stack near its stack pointer. Mark phase, world stopped. */
-void hp_rootrec_pushed(void *bottom, void *top, int eager);
+void hp_rootrec_pushed(void *bottom, void *top, int eager, uintptr_t pusher);
+/* GC_add_roots(lo, hi) by the stack `ccs` (program context). */
+void hp_rootrec_registered(uintptr_t lo, uintptr_t hi, uint32_t ccs);
+/* The registering stack + 1 of the latest registered range holding addr,
+ * or 0. Lock-free. */
+uint32_t hp_rootrec_registrar(uintptr_t addr);
 /* The ranges pushed since the last reset (world stopped, lock held). In
  * incremental mode the collector pushes roots in the first increment of a
  * mark cycle and stacks again in later ones, so ranges accumulate over the

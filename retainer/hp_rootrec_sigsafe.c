@@ -31,12 +31,28 @@ const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
     return (const hp_root_range *)range_vec.base;
 }
 
+void hp_rootrec_registered(uintptr_t lo, uintptr_t hi, uint32_t ccs)
+{
+    uint32_t i = atomic_load(&hp_rootrec_.nregs);
+    if (i >= HP_ROOT_REGS) return;
+    hp_rootrec_.regs[i] = (hp_root_reg){lo, hi, ccs};
+    atomic_store(&hp_rootrec_.nregs, i + 1);   /* one registering thread at a time: libgc's lock */
+}
+
+uint32_t hp_rootrec_registrar(uintptr_t addr)
+{
+    for (uint32_t i = atomic_load(&hp_rootrec_.nregs); i-- > 0;)
+        if (addr >= hp_rootrec_.regs[i].lo && addr < hp_rootrec_.regs[i].hi)
+            return hp_rootrec_.regs[i].ccs + 1;
+    return 0;
+}
+
 void hp_rootrec_displacement(size_t d)
 {
     if (d < HP_DISPLACEMENTS) atomic_fetch_or(&hp_rootrec_.displacement[d / 64], (uint64_t)1 << (d % 64));
 }
 
-void hp_rootrec_pushed(void *bottom, void *top, int eager)
+void hp_rootrec_pushed(void *bottom, void *top, int eager, uintptr_t pusher)
 {
     uintptr_t lo = (uintptr_t)bottom, hi = (uintptr_t)top;
     if (hi <= lo || !range_vec.base)
@@ -47,6 +63,7 @@ void hp_rootrec_pushed(void *bottom, void *top, int eager)
     r->lo = lo;
     r->hi = hi;
     r->eager = (uint8_t)eager;
+    r->pusher = pusher;
     r->copy = NULL;
     r->copied = 0;
     /* The pushing thread's own stack, just above this frame: copy what
