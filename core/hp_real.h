@@ -37,7 +37,7 @@
     X(GC_gcollect_and_unmap) X(GC_try_to_collect) X(GC_collect_a_little) \
     X(GC_is_init_called) X(GC_get_finalize_on_demand) X(GC_set_finalize_on_demand) \
     X(GC_get_finalizer_notifier) X(GC_set_finalizer_notifier) \
-    X(GC_set_start_callback) X(GC_new_proc) X(GC_new_proc_inner) X(GC_register_displacement) X(GC_add_roots) X(GC_set_push_other_roots) \
+    X(GC_set_start_callback) X(GC_new_proc) X(GC_new_proc_inner) X(GC_register_displacement) X(GC_add_roots) X(GC_mark_and_push) X(GC_set_push_other_roots) \
     X(GC_register_disclaim_proc)
 
 typedef struct hp_real_fns {

@@ -12,6 +12,7 @@
 #include "core/hp_capture.h"
 #include "core/hp_real.h"
 #include "retainer/hp_rootrec.h"
+#include "preload/hp_markproc_wrappers.h"
 #include "core/hp_rt.h"
 #include "preload/hp_lifecycle.h"
 #include "core/hp_thread.h"
@@ -400,14 +401,14 @@ unsigned GC_new_proc(GC_mark_proc fn)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     HP_NOTE_CODE();
-    return hp_real.GC_new_proc(fn);
+    return hp_real.GC_new_proc(hp_markproc_wrap(fn));
 }
 
 unsigned GC_new_proc_inner(GC_mark_proc fn)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     HP_NOTE_CODE();
-    return hp_real.GC_new_proc_inner(fn);
+    return hp_real.GC_new_proc_inner(hp_markproc_wrap(fn));
 }
 
 void GC_register_disclaim_proc(int kind, GC_disclaim_proc fn, int mark_from_all)

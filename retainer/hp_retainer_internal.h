@@ -62,6 +62,7 @@ typedef struct hp_retainer_state {
     hp_trace_stats tstats;
     size_t indexed;
     int ranges_overflowed;
+    int pushes_overflowed;              /* mark procedures pushed more than recorded */
     uint32_t parity;
     uint64_t attributed_bytes, attributed_objects, unreached_bytes, unreached_objects,
     new_bytes, new_objects;

@@ -213,6 +213,29 @@ void hp_retainer_traverse(uint64_t mark_ns)
         hp_trace_range(lo, g->hi, NULL, se ? 1 : interior, id);
         hp_trace_run();
     }
+    /* What the program's mark procedures pushed (Guile's VM stacks, ECL's
+     * environments): edges the word-by-word walk cannot see, as roots
+     * named after the procedure. */
+    size_t npush;
+    int push_over;
+    const hp_proc_push *pp = hp_rootrec_proc_pushes(&npush, &push_over);
+    hp_ret_.pushes_overflowed = push_over;
+    uintptr_t last_proc = 0;
+    uint32_t proc_id = 0;
+    for (size_t i = 0; i < npush; i++) {
+        if (pp[i].proc != last_proc) {
+            hp_ident d = {0};
+            d.kind = HP_RET_MARKPROC;
+            d.module = -1;
+            d.key = pp[i].proc;
+            proc_id = hp_ret_ident_intern(&d);
+            last_proc = pp[i].proc;
+        }
+        uintptr_t st = pp[i].start;
+        if ((uintptr_t)hp_real.GC_base((void *)st) == st) hp_trace_object(st, proc_id);
+        else if (pp[i].len) hp_trace_range(st, st + pp[i].len, NULL, all_interior, proc_id);
+        hp_trace_run();
+    }
     /* Uncollectable objects: roots of their own (the collector marks from
      * them without pushing them through GC_push_all). */
     for (size_t i = 0; i < nrec; i++)

@@ -13,7 +13,9 @@ int hp_rootrec_init(void)
     if (hp_vec_reserve(&range_vec, HP_RANGES_MAX * sizeof(hp_root_range)) != 0 ||
         hp_vec_ensure(&range_vec, HP_RANGES_MAX * sizeof(hp_root_range)) != 0 ||
         hp_vec_reserve(&snap_vec, HP_SNAPSHOT_BYTES) != 0 ||
-        hp_vec_ensure(&snap_vec, HP_SNAPSHOT_BYTES) != 0)
+        hp_vec_ensure(&snap_vec, HP_SNAPSHOT_BYTES) != 0 ||
+        hp_vec_reserve(&hp_rootrec_.push_vec, HP_PROC_PUSHES * sizeof(hp_proc_push)) != 0 ||
+        hp_vec_ensure(&hp_rootrec_.push_vec, HP_PROC_PUSHES * sizeof(hp_proc_push)) != 0)
         return -1;
     hp_rootrec_reset();
     return 0;

@@ -28,6 +28,12 @@ typedef struct hp_root_range {
 typedef struct hp_root_reg { uintptr_t lo, hi; uint32_t ccs; } hp_root_reg;
 #define HP_ROOT_REGS 4096
 
+/* What a program's mark procedure pushed while marking the object at
+ * `src` (one mark-stack entry): [start, start+len) for a length
+ * descriptor, else the object at start (len 0). */
+typedef struct hp_proc_push { uintptr_t src, start, len, proc; } hp_proc_push;
+#define HP_PROC_PUSHES ((size_t)1 << 20)
+
 #include "core/hp_mem.h"
 
 #define HP_RANGES_MAX 65536
@@ -44,6 +50,9 @@ typedef struct hp_rootrec_state {
     _Atomic uint64_t displacement[HP_DISPLACEMENTS / 64];
     hp_root_reg regs[HP_ROOT_REGS];
     _Atomic uint32_t nregs;
+    hp_vec push_vec;              /* hp_proc_push[HP_PROC_PUSHES] */
+    _Atomic size_t npushes;
+    _Atomic int push_overflow;
     _Atomic uint32_t nranges;
     _Atomic size_t snap_used;
     _Atomic int overflow;
@@ -55,6 +64,17 @@ int hp_rootrec_init(void);
  * interior pointers are valid): record it, copying the part of the pushing
  * thread's own stack near its stack pointer. Mark phase, world stopped. */
 void hp_rootrec_pushed(void *bottom, void *top, int eager, uintptr_t pusher);
+/* Recording is on (a profile that traverses the heap is active). */
+static inline int hp_rootrec_on(void) { return hp_rootrec_.range_vec.base != NULL; }
+/* A mark procedure `proc` marking `src` moved the mark-stack top from
+ * `before` to `after` (entries of 16 bytes: start, descriptor). Marker
+ * threads, in parallel: lock-free. */
+void hp_rootrec_proc_pushed(uintptr_t proc, const void *src, const void *before,
+                            const void *after);
+/* The procedure `proc` marked `obj` through GC_mark_and_push. */
+void hp_rootrec_proc_edge(uintptr_t proc, const void *src, const void *obj);
+/* The pushes recorded since the last reset. */
+const hp_proc_push *hp_rootrec_proc_pushes(size_t *n, int *overflowed);
 /* GC_add_roots(lo, hi) by the stack `ccs` (program context). */
 void hp_rootrec_registered(uintptr_t lo, uintptr_t hi, uint32_t ccs);
 /* The registering stack + 1 of the latest registered range holding addr,

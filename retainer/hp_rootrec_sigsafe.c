@@ -18,6 +18,8 @@ hp_rootrec_state hp_rootrec_;
 
 void hp_rootrec_reset(void)
 {
+    atomic_store(&hp_rootrec_.npushes, 0);
+    atomic_store(&hp_rootrec_.push_overflow, 0);
     atomic_store(&nranges, 0);
     atomic_store(&snap_used, 0);
     atomic_store(&overflow, 0);
@@ -29,6 +31,48 @@ const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
     *n = k < HP_RANGES_MAX ? k : HP_RANGES_MAX;
     *overflowed = atomic_load(&overflow) || k > HP_RANGES_MAX;
     return (const hp_root_range *)range_vec.base;
+}
+
+void hp_rootrec_proc_pushed(uintptr_t proc, const void *src, const void *before,
+                            const void *after)
+{
+    const uintptr_t *e = (const uintptr_t *)before + 2;   /* the entry above the old top */
+    const uintptr_t *end = (const uintptr_t *)after + 2;
+    if (end <= e || !hp_rootrec_.push_vec.base) return;
+    size_t n = (size_t)(end - e) / 2;
+    size_t at = atomic_fetch_add(&hp_rootrec_.npushes, n);
+    if (at + n > HP_PROC_PUSHES) {
+        atomic_store(&hp_rootrec_.push_overflow, 1);
+        return;
+    }
+    hp_proc_push *out = (hp_proc_push *)hp_rootrec_.push_vec.base + at;
+    for (size_t i = 0; i < n; i++, e += 2) {
+        uintptr_t descr = e[1];
+        out[i].src = (uintptr_t)src;
+        out[i].start = e[0];
+        out[i].len = (descr & 3) == 0 ? descr : 0;   /* GC_DS_LENGTH: a byte count */
+        out[i].proc = proc;
+    }
+}
+
+void hp_rootrec_proc_edge(uintptr_t proc, const void *src, const void *obj)
+{
+    if (!obj || !hp_rootrec_.push_vec.base) return;
+    size_t at = atomic_fetch_add(&hp_rootrec_.npushes, 1);
+    if (at >= HP_PROC_PUSHES) {
+        atomic_store(&hp_rootrec_.push_overflow, 1);
+        return;
+    }
+    hp_proc_push *out = (hp_proc_push *)hp_rootrec_.push_vec.base + at;
+    *out = (hp_proc_push){(uintptr_t)src, (uintptr_t)obj, 0, proc};
+}
+
+const hp_proc_push *hp_rootrec_proc_pushes(size_t *n, int *overflowed)
+{
+    size_t k = atomic_load(&hp_rootrec_.npushes);
+    *n = k < HP_PROC_PUSHES ? k : HP_PROC_PUSHES;
+    *overflowed = atomic_load(&hp_rootrec_.push_overflow);
+    return (const hp_proc_push *)hp_rootrec_.push_vec.base;
 }
 
 void hp_rootrec_registered(uintptr_t lo, uintptr_t hi, uint32_t ccs)

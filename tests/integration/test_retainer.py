@@ -68,6 +68,22 @@ class Retainer(hptest.ProfileTest):
         self.assertIn(f"{total} of {total} bytes", lines[-1])
         self.assertNotIn("not reached", lines[-1])
 
+    def test_root_kinds_the_collector_has(self):
+        # Roots a walk from the pushed ranges alone misses (issue
+        # "retainers on real runtimes"): a mark procedure's side table, an
+        # uncollectable object, a GC_add_roots region, a tagged pointer
+        # (displacement 1, interior pointers off). Each is a named retainer
+        # holding exactly its bytes at the census of the last GC_gcollect
+        # (the program gave the collector a mark procedure, so the census
+        # at exit is taken without a collection, hence without traversal).
+        r, hp, prof = self.profile("rootkinds", heapprof="retainer,interval=0,length=200")
+        exp = expected(r.stdout)
+        self.assertEqual(len(exp), 5, r.stdout)
+        traced = [s for _, s in hp.samples if any("mark:" in k for k in s)]
+        self.assertTrue(traced, "no census names the mark procedure")
+        self.assertEqual(bands(traced[-1]), exp)
+        self.assertNotIn("roots@", prof)
+
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.
