@@ -460,6 +460,8 @@ void hp_retainer_census_done(double t)
             hp_buf_str(b, " objects");
         }
         if (hp_ret_.ranges_overflowed) hp_buf_str(b, "; some root ranges were not recorded");
+        if (hp_ret_.pushes_overflowed)
+            hp_buf_str(b, "; some pushes of mark procedures were not recorded");
         hp_buf_chr(b, '\n');
     }
     uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
