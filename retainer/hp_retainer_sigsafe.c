@@ -106,8 +106,11 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
                 d.key = ds.start;
                 d.sym = ds.name;
             } else {
+                /* No symbol (a stripped module): the module's data as one
+                 * retainer -- an offset tells a user nothing, and a
+                 * retainer per word multiplies the sets (and the visits). */
                 d.kind = HP_RET_STATIC_OFF;
-                d.key = a - ds.module_lo;
+                d.key = 0;
             }
             id = hp_ret_ident_intern(&d);
             sym_lo = ds.start;
@@ -300,8 +303,7 @@ static void ident_text(hp_buf *b, uint32_t id)
     case HP_RET_STATIC: hp_buf_str(b, d->sym); break;
     case HP_RET_STATIC_OFF:
         module_short(b, d->module_base);
-        hp_buf_str(b, "+0x");
-        hp_buf_hex(b, d->key);
+        hp_buf_str(b, ":data");
         break;
     case HP_RET_STACK:
         if (d->is_main) hp_buf_str(b, "stack:main");
