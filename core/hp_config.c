@@ -262,6 +262,8 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': noroot is yes or no", s, n);
             } else if (key_is(s, klen, "ldv")) {
+                /* HEAPPROF=ldv=page: ldv= first names the mode too. */
+                if (first) c->mode = HP_MODE_LDV;
                 if (key_is(v, vlen, "page")) c->ldv_policy = HP_LDV_PAGE;
                 else if (key_is(v, vlen, "adaptive")) c->ldv_policy = HP_LDV_ADAPTIVE;
                 else if (key_is(v, vlen, "precise")) c->ldv_policy = HP_LDV_PRECISE;

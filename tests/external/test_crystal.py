@@ -1,6 +1,7 @@
 """External test: Debian's Crystal compiler (it allocates with libgc) builds
-a small program (tests/external/runtimes/hello.cr) under HEAPPROF=ldv with
-every policy, and with --threads 1: the build succeeds as it does without
+a small program (tests/external/runtimes/hello.cr) under HEAPPROF=ldv
+(adaptive) and ldv=page, and with --threads 1 (ldv=precise, which faults on
+every access, takes over 300 s for this build and is not run here): the build succeeds as it does without
 heapprof, the program it built prints the same, and the compiler's profile
 is written and not empty. Under ldv the build used to exit 1 (its forked
 code-generation workers, started with every signal blocked, died on their
@@ -47,8 +48,7 @@ class Crystal(unittest.TestCase):
         plain, out = build(self.tmp())
         self.assertEqual(plain.returncode, 0, plain.stderr)
         self.assertEqual(out, "sum 999000 keys 1000\n")
-        for policy, extra in (("ldv", ()), ("ldv=page", ()), ("ldv=precise", ()),
-                              ("ldv", ("--threads", "1"))):
+        for policy, extra in (("ldv", ()), ("ldv=page", ()), ("ldv", ("--threads", "1"))):
             d = self.tmp()
             r, got = build(d, extra, heapprof=policy)
             what = "crystal build %s under HEAPPROF=%s" % (" ".join(extra), policy)

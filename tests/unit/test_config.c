@@ -315,6 +315,23 @@ Test(config, ldv_policy)
 
 /* rset= labels objects in the same word of their record as mode ldv's
  * biography: refused there, as in mode roots. */
+/* HEAPPROF=ldv=page is mode ldv with that policy (it was mode cc, the
+ * policy silently ignored); after another mode ldv= is that mode's
+ * (ignored) key. */
+Test(config, ldv_policy_first_names_the_mode)
+{
+    hp_config c;
+    char err[256];
+    cr_assert_eq(hp_config_parse("ldv=page,interval=0", &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.mode, HP_MODE_LDV);
+    cr_assert_eq(c.ldv_policy, HP_LDV_PAGE);
+    cr_assert_eq(hp_config_parse("ldv=precise", &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.mode, HP_MODE_LDV);
+    cr_assert_eq(c.ldv_policy, HP_LDV_PRECISE);
+    cr_assert_eq(hp_config_parse("cc,ldv=page", &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.mode, HP_MODE_CC);
+}
+
 Test(config, rset_is_refused_in_mode_ldv)
 {
     hp_config c;
