@@ -95,8 +95,13 @@ extern hp_ldv_bio hp_ldv_bio_;
 #define HP_LDV_INFLIGHT_SLOTS 256
 #define HP_LDV_BLOCK_PAGES 256u             /* coarse open: 1 MiB */
 typedef struct hp_ldv_inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } hp_ldv_inflight;
+#define HP_LDV_STEP_SLOTS 1024
+/* A page opened for a thread's instruction (stepped or emulated): how many
+ * threads have it open so (it is protected again when the last is done). */
+typedef struct hp_ldv_stepping { _Atomic uintptr_t page; _Atomic int count; } hp_ldv_stepping;
 typedef struct hp_ldv_prot_state {
     hp_ldv_inflight slots[HP_LDV_INFLIGHT_SLOTS];
+    hp_ldv_stepping stepping[HP_LDV_STEP_SLOTS];
     _Atomic int protecting;
     hp_vec waste_vec;                       /* fruitless faults per page */
 } hp_ldv_prot_state;
@@ -113,8 +118,13 @@ const hp_ldv_run *hp_ldv_find_run(uintptr_t addr);
 int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run);
 /* Open every protected page of [p, p+n). */
 void hp_ldv_open_range(uintptr_t p, size_t n);
-/* Re-protect one page (precise mode, after the step) unless a system call
- * in flight uses it. */
+/* Open a page for one thread's instruction (to step or emulate it):
+ * counted, so that another thread's step over the same page does not
+ * protect it under this one. 0, or -1 when mprotect failed. */
+int hp_ldv_step_open(uintptr_t page);
+/* The instruction is done: protect the page again when no other thread
+ * has it open for an instruction, no system call in flight uses it, and
+ * the adaptive policy has not left it open for the period. */
 void hp_ldv_reprotect_page(uintptr_t page);
 /* ldv=adaptive: one more fault without a new use on this page; returns 1
  * when the page should now stay open for the rest of the period. */

@@ -104,13 +104,60 @@ void hp_ldv_open_range(uintptr_t p, size_t n)
     }
 }
 
+static hp_ldv_stepping *stepping_of(uintptr_t page, int make)
+{
+    size_t h = (size_t)((page >> 12) * 0x9e3779b97f4a7c15u >> 54) % HP_LDV_STEP_SLOTS;
+    for (size_t k = 0; k < HP_LDV_STEP_SLOTS; k++) {
+        hp_ldv_stepping *e = &hp_ldv_prot_.stepping[(h + k) % HP_LDV_STEP_SLOTS];
+        uintptr_t p = atomic_load(&e->page);
+        if (p == page) return e;
+        if (!make) {
+            if (p == 0) return NULL;
+            continue;
+        }
+        /* A free entry, or one no thread holds any more. */
+        if ((p == 0 || atomic_load(&e->count) == 0) &&
+            atomic_compare_exchange_strong(&e->page, &p, page))
+            return e;
+        if (atomic_load(&e->page) == page) return e;
+    }
+    return NULL;
+}
+
+int hp_ldv_step_open(uintptr_t page)
+{
+    hp_ldv_stepping *e = stepping_of(page, 1);
+    if (e) atomic_fetch_add(&e->count, 1);
+    return hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0 ? 0 : -1;
+}
+
+/* The adaptive policy left this page open until the next collection. */
+static int open_for_period(uintptr_t page)
+{
+    if (!hp_ldv.repeat) return 0;
+    const hp_ldv_run *run = hp_ldv_find_run(page);
+    if (!run) return 0;
+    uint8_t n = atomic_load_explicit((_Atomic uint8_t *)waste_vec.base + run->off +
+                                     ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed);
+    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
+    return n >= lim;
+}
+
 void hp_ldv_reprotect_page(uintptr_t page)
 {
+    hp_ldv_stepping *e = stepping_of(page, 0);
+    if (e && atomic_fetch_sub(&e->count, 1) > 1) return;   /* another thread's step */
+    if (atomic_load(&hp_ldv.collecting)) return;           /* every page is open now */
     for (int s = 0; s < INFLIGHT_SLOTS; s++) {
         uintptr_t lo = atomic_load(&slots[s].lo);
         if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
     }
+    if (open_for_period(page)) return;
     hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE);
+    /* A thread that opened the page for its step between the count and the
+     * mprotect: give it back. */
+    if (e && atomic_load(&e->count) > 0)
+        hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE);
 }
 
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)

@@ -148,7 +148,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         goto chain;
     }
-    if (addr == tt.last_addr && tt.last_pass == hp_ldv.passes && ++tt.repeats > 3) {
+    if (addr == tt.last_addr && tt.last_pass == hp_ldv.passes && ++tt.repeats > 16) {
         /* Opening did not cure it: the page is not (only) ours to open. */
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         tt.repeats = 0;
@@ -170,11 +170,12 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
                (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
     if (step) {
         uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
-        ok = hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0;
+        ok = hp_ldv_step_open(page) == 0;
         if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
             hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
-            /* Done here: protect the page again at once, no trap. */
-            if (!atomic_load(&hp_ldv.collecting)) hp_ldv_reprotect_page(page);
+            /* Done here: protect the page again at once, no trap (the
+             * count is given back even while a collection runs). */
+            hp_ldv_reprotect_page(page);
             atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
             tt.last_addr = 0;
         } else if (ok) {
@@ -182,6 +183,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             uc->uc_mcontext.gregs[REG_EFL] |= TF;
             atomic_fetch_add_explicit(&hp_ldv.steps, 1, memory_order_relaxed);
         } else {
+            hp_ldv_reprotect_page(page);   /* gives the count back */
             ok = hp_ldv_open_page(addr, run) >= 0;
         }
     } else {
@@ -216,8 +218,7 @@ void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv)
     }
     uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TF;
     atomic_fetch_add(&hp_ldv.handlers, 1);
-    if (!atomic_load(&hp_ldv.collecting))
-        for (int i = 0; i < tt.npend; i++) hp_ldv_reprotect_page(tt.pend[i]);
+    for (int i = 0; i < tt.npend; i++) hp_ldv_reprotect_page(tt.pend[i]);
     atomic_fetch_sub(&hp_ldv.handlers, 1);
     tt.npend = 0;
     tt.last_addr = 0;
