@@ -33,6 +33,9 @@ typedef struct hp_config {
     int ldv_policy;       /* HP_LDV_*: re-arming policy of mode ldv */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
+    double checkpoint;    /* mode ldv: seconds between checkpoints of the
+                             biography (PROG.partial.hp); 0: every census;
+                             -1: none */
     /* Filters of the heap profile ("" = none): a function on the stack
      * (GHC -hC), the allocating function's module, the object kind. */
     char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];
