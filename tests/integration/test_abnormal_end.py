@@ -98,6 +98,21 @@ class AbnormalEnd(hptest.ProfileTest):
     def test_ldv_own_crash(self):
         self.recovered("segv")
 
+    def test_report_says_partial(self):
+        # heapprof report on the PROG.hp left without samples draws the
+        # partial profile instead, and says what it is.
+        import sys
+        _, _, d = self.end_run("abort", LDV)
+        r = subprocess.run([sys.executable, os.path.join(hptest.SRC, "scripts", "heapprof"),
+                            "report", "ldv_truth.hp"], cwd=d, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ldv_truth.hp has no samples: the program did not finish", r.stderr)
+        self.assertIn("ldv_truth.partial.hp is a recovered, partial profile", r.stderr)
+        self.assertIn("as if it had ended at census", r.stderr)
+        with open(os.path.join(d, "ldv_truth.html")) as f:
+            self.assertIn("recovered, partial profile", f.read())
+
     def test_ldv_default_checkpoints(self):
         # Without checkpoint=: one at the first census at least (then at most
         # every second); checkpoint=off: none.
