@@ -8,6 +8,7 @@
  * Owner context throughout (hp_assert.h): the caller holds the collector's
  * allocation lock; nothing here allocates from malloc or the GC heap. */
 #include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
@@ -161,6 +162,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
             hp_output_release_role();
         }
         HP_SCHEMES_EACH(census_done, now);
+        hp_checkpoint_after_census(atomic_load(&hp_rt.period), now);
         hp_census_reset_stacks(peak);
     }
     HP_SCHEMES_EACH(after_sweep);

@@ -3,6 +3,7 @@
  * exit, the closing sample, the .prof and .alloc.csv, and the line on
  * stderr. Async-signal-safe: it runs in the SIGINT/SIGTERM handler too. */
 #include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
@@ -154,6 +155,12 @@ static void say_done(void)
         hp_buf_str(&msg, ", ");
         file_fate(hp_rt.csv_path, csv_ok, 0);
         hp_buf_str(&msg, " (the reasons are above)");
+        if (!hp_ok && hp_checkpoint_census()) {
+            hp_buf_str(&msg, "; ");
+            hp_buf_str(&msg, hp_checkpoint_path());
+            hp_buf_str(&msg, " holds the profile as if the program had ended at census ");
+            hp_buf_u64(&msg, hp_checkpoint_census());
+        }
     }
     hp_say(hp_buf_cstr(&msg));
 }
@@ -278,7 +285,10 @@ void hp_census_finish(int from_signal)
         if (!from_signal && p->on_death) hp_shadow_foreach(scheme_exit_death, NULL);
         hp_output_open_hp();
         tail_args t = {p, end};
-        if (hp_output_hp_append(write_tail, &t) == 0) hp_output_hp_state = HP_OUT_DONE;
+        if (hp_output_hp_append(write_tail, &t) == 0) {
+            hp_output_hp_state = HP_OUT_DONE;
+            hp_checkpoint_discard();   /* the whole profile supersedes it */
+        }
         /* The report is worth having even when the .hp failed. */
         prof_args a = {from_signal, end};
         prof_ok = write_whole(hp_rt.prof_file, hp_rt.prof_path, fill_prof, &a);

@@ -2,6 +2,7 @@
  * the output role, the .hp file, the bands of the sample being made, the
  * census of one record (filters, label) and the peak. Async-signal-safe:
  * the SIGINT/SIGTERM finisher takes the last census through here. */
+#include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
@@ -38,6 +39,7 @@ int hp_output_init(void)
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
     if (hp_names_init(hp_rt.cfg.label_length) != 0) return -1;
     if (hp_output_finish_init() != 0) return -1;
+    if (hp_checkpoint_init() != 0) return -1;
     hp_output_stamp_date();
     return 0;
 }
@@ -113,6 +115,7 @@ void hp_output_open_hp(void)
         return;
     }
     hp_output_hp_state = HP_OUT_OPEN;
+    hp_checkpoint_discard();   /* an earlier run's, superseded by this new .hp */
 }
 
 /* At the end of a forked child: make its .hp now, with what was kept. */
@@ -252,6 +255,7 @@ void hp_output_postfork_child(void)
     hp_output_hp.made = 0;
     deferring = 0;
     hp_output_finished = 0;
+    hp_checkpoint_postfork_child();
     atomic_store(&output_role, 0);
     hp_output_stamp_date();
 }

@@ -11,7 +11,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no, " \
-    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers"
+    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -26,6 +26,7 @@ void hp_config_defaults(hp_config *c)
     c->bound = 8;
     c->ldv_repeat = 1;
     c->ldv_syscalls = 1;
+    c->checkpoint = 1;
 }
 
 const char *hp_config_help(void)
@@ -85,6 +86,10 @@ const char *hp_config_help(void)
 "              are seen: dispatch (default: every call, by syscall user\n"
 "              dispatch, Linux 5.11+) or wrappers (only the C library calls\n"
 "              heapprof interposes)\n"
+"  checkpoint=S  mode ldv: at most every S seconds (default 1; 0 = every\n"
+"              census), write <program>.partial.hp: the biography as if the\n"
+"              program had ended at the last census, left for an abnormal\n"
+"              end (kill, abort, _exit, crash); off = never\n"
 "\n"
 "Output: <program>.hp (GHC heap-profile format: hp2ps -c program.hp),\n"
 "<program>.prof (text report) and <program>.alloc.csv (the allocation table).\n"
@@ -281,6 +286,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': repeat takes a whole number "
                         "from 1 to 999999", s, n);
+            } else if (key_is(s, klen, "checkpoint")) {
+                if (key_is(v, vlen, "off")) c->checkpoint = -1;
+                else if (parse_seconds(v, vlen, &c->checkpoint) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': checkpoint takes seconds such as "
+                        "2 or 0.5 (0 = every census), or off", s, n);
             } else if (key_is(s, klen, "out")) {
                 if (vlen == 0 || vlen >= HP_OUT_MAX - 32)
                     return set_err(err, errlen,

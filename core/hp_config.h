@@ -36,6 +36,9 @@ typedef struct hp_config {
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
                              (syscalls=dispatch, the default); 0: only the
                              interposed C library calls (syscalls=wrappers) */
+    double checkpoint;    /* mode ldv: seconds between checkpoints of the
+                             biography (PROG.partial.hp); 0: every census;
+                             -1: none */
     /* Filters of the heap profile ("" = none): a function on the stack
      * (GHC -hC), the allocating function's module, the object kind. */
     char filter_ccs[HP_FILTER_MAX], filter_module[HP_FILTER_MAX], filter_kind[HP_FILTER_MAX];

@@ -73,6 +73,14 @@ typedef struct hp_scheme {
     void (*write_samples)(int fd);
     /* Its section of the .prof (signal). */
     void (*write_prof)(int fd);
+    /* A scheme that writes its samples at exit can write a checkpoint: the
+     * samples as if the program had ended at census t, just taken (lock).
+     * begin: 0, or -1 (nothing to write); rec: every record still live
+     * that is in the profile; samples: write them to fd (0, or -1 when a
+     * write failed). The scheme's own state is not changed. */
+    int (*checkpoint_begin)(uint32_t t);
+    void (*checkpoint_rec)(const hp_rec *r);
+    int (*checkpoint_samples)(int fd);
 } hp_scheme;
 
 #endif

@@ -72,6 +72,13 @@ static inline int hp_sys_unlink(const char *path)
     return (int)HP_SYS6(SYS_unlinkat, -100, path, 0, 0, 0, 0);
 }
 
+/* rename(2) relative to the working directory: replaces `to` at once
+ * (a reader sees the old file or the new one, never a part). */
+static inline int hp_sys_rename(const char *from, const char *to)
+{
+    return (int)HP_SYS6(SYS_renameat, -100, from, -100, to, 0, 0);
+}
+
 /* access(2): 0, or -1 with errno. */
 static inline int hp_sys_access(const char *path, int mode)
 {

@@ -61,7 +61,9 @@ int hp_ldv_init(char *err, unsigned long errlen)
         hp_vec_ensure(&census_vec, 4 * sizeof(hp_ldv_census)) != 0 ||
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&name_cost_vec, (size_t)1 << 32) != 0 ||
-        hp_buf_init(&out, (size_t)1 << 30) != 0 || hp_ldv_prot_init() != 0) {
+        hp_vec_reserve(&hp_ldv_bio_.ckpt_vec, (size_t)1 << 34) != 0 ||
+        hp_buf_init(&out, (size_t)1 << 30) != 0 ||
+        hp_buf_init(&hp_ldv_bio_.ckpt_out, (size_t)1 << 30) != 0 || hp_ldv_prot_init() != 0) {
         if (err && errlen) {
             strncpy(err, "cannot reserve memory for ldv mode (mmap failed)", errlen - 1);
             err[errlen - 1] = 0;

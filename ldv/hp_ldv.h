@@ -56,6 +56,13 @@ void hp_ldv_protect(void);
 void hp_ldv_write_samples(int fd);
 /* The .prof additions: protection figures, tables by drag and void. */
 void hp_ldv_write_prof(int fd);
+/* A checkpoint after census t (owner context, right after the census):
+ * the samples as if the program had ended at census t, every record still
+ * alive dying there, without changing the biography. begin (0, or -1:
+ * nothing to write), each live record of the profile, then the samples. */
+int hp_ldv_checkpoint_begin(uint32_t t);
+void hp_ldv_checkpoint_rec(const hp_rec *r);
+int hp_ldv_checkpoint_samples(int fd);
 /* Stop trapping (before the last death pass at exit). */
 void hp_ldv_stop(void);
 

@@ -52,17 +52,17 @@ static ccs_cost *cost_of(uint32_t ccs)
     return &((ccs_cost *)cost_vec.base)[ccs];
 }
 
-/* The object was live at censuses b+1 .. d. */
-static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
+/* The object was live at censuses b+1 .. d: its VOID or DRAG range goes
+ * into the difference arrays of `c` (the biography, or a checkpoint's
+ * copy), its byte-seconds into `k` when given. */
+static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cost *k)
 {
     if (w & HP_LDV_INHERENT) return;
     if (d > ncensus) d = ncensus;
     uint32_t from = (w & HP_LDV_USED) ? (w & HP_LDV_PERIOD) + 1 : r->birth + 1;
     if (from > d || from == 0) return;
-    census *c = cen();
     int64_t g = r->granted;
     double bs = (double)r->granted * (c[d].time - c[from - 1].time);
-    ccs_cost *k = cost_of(r->ccs);
     if (w & HP_LDV_USED) {
         c[from].ddrag += g;
         c[d + 1].ddrag -= g;
@@ -72,6 +72,14 @@ static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
         c[d + 1].dvoid -= g;
         if (k) k->void_bs += bs;
     }
+}
+
+static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
+{
+    if (w & HP_LDV_INHERENT) return;
+    uint32_t from = (w & HP_LDV_USED) ? (w & HP_LDV_PERIOD) + 1 : r->birth + 1;
+    if (from > (d > ncensus ? ncensus : d) || from == 0) return;
+    die_into(cen(), r, w, d, cost_of(r->ccs));
 }
 
 void hp_ldv_death(const hp_rec *r, uint32_t d)
@@ -129,13 +137,15 @@ void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
 }
 
 /* ---- Output (exit, or the SIGINT/SIGTERM path). ---- */
-void hp_ldv_write_samples(int fd)
+/* Censuses 1 .. n of `c` as samples (VOID, LAG from the prefix sums of the
+ * difference arrays), formatted in `b`: 0, or -1 when a write failed. */
+static int write_bands(hp_buf *b, int fd, const census *c, uint32_t n)
 {
+    int rc = 0;
     static const char *const labels[5] = {"VOID", "LAG", "USE", "INHERENT_USE", "DRAG"};
-    census *c = cen();
     int64_t vd = 0, dr = 0;
     double last = 0;
-    for (uint32_t t = 1; t <= ncensus; t++) {
+    for (uint32_t t = 1; t <= n; t++) {
         vd += c[t].dvoid;
         dr += c[t].ddrag;
         uint64_t v[5];
@@ -146,8 +156,48 @@ void hp_ldv_write_samples(int fd)
         v[3] = c[t].inh;
         double when = c[t].time < last ? last : c[t].time;
         last = when;
-        hp_hp_sample(&out, fd, when, labels, v, 5);
+        if (hp_hp_sample(b, fd, when, labels, v, 5) != 0) rc = -1;
     }
+    return rc;
+}
+
+void hp_ldv_write_samples(int fd)
+{
+    write_bands(&out, fd, cen(), ncensus);
+}
+
+/* ---- Checkpoints (owner context, after census t): the biography as if
+ * the program ended at census t. The difference arrays are copied, every
+ * record still live dies at census t in the copy (as at exit), and the
+ * copy is written; the biography itself is not changed. ---- */
+#define ckpt_vec hp_ldv_bio_.ckpt_vec
+#define ckpt_out hp_ldv_bio_.ckpt_out
+static uint32_t ckpt_n;    /* the census the checkpoint ends at; 0: none begun */
+
+int hp_ldv_checkpoint_begin(uint32_t t)
+{
+    ckpt_n = 0;
+    if (t == 0 || t > ncensus) return -1;
+    size_t bytes = ((size_t)t + 2) * sizeof(census);
+    if (hp_vec_ensure(&ckpt_vec, bytes) != 0) return -1;
+    memcpy(ckpt_vec.base, cen(), bytes);
+    ckpt_n = t;
+    return 0;
+}
+
+void hp_ldv_checkpoint_rec(const hp_rec *r)
+{
+    if (!ckpt_n) return;
+    die_into((census *)ckpt_vec.base, r, __atomic_load_n(&r->word, __ATOMIC_RELAXED), ckpt_n,
+             NULL);
+}
+
+int hp_ldv_checkpoint_samples(int fd)
+{
+    if (!ckpt_n) return -1;
+    int rc = write_bands(&ckpt_out, fd, (const census *)ckpt_vec.base, ckpt_n);
+    ckpt_n = 0;
+    return rc;
 }
 
 static void row(uint32_t name, double bs, double total)

@@ -86,6 +86,8 @@ typedef struct hp_ldv_bio {
     hp_vec name_cost_vec;         /* hp_ldv_cost[full name id]: stacks folded by name */
     uint32_t nname_cost;
     hp_buf out;
+    hp_vec ckpt_vec;              /* a checkpoint's copy of census_vec */
+    hp_buf ckpt_out;              /* and its samples */
 } hp_ldv_bio;
 extern hp_ldv_bio hp_ldv_bio_;
 

@@ -20,4 +20,7 @@ const hp_scheme hp_scheme_ldv = {
     .stop = hp_ldv_stop,
     .write_samples = hp_ldv_write_samples,
     .write_prof = hp_ldv_write_prof,
+    .checkpoint_begin = hp_ldv_checkpoint_begin,
+    .checkpoint_rec = hp_ldv_checkpoint_rec,
+    .checkpoint_samples = hp_ldv_checkpoint_samples,
 };

@@ -33,6 +33,11 @@ LDV_COLOURS = {"USE": "#59a14f", "INHERENT_USE": "#4e79a7", "LAG": "#edc948",
 LDV_ORDER = ["INHERENT_USE", "USE", "LAG", "DRAG", "VOID"]
 
 
+# The JOB line of heapprof's checkpoint, PROG.partial.hp (mode ldv).
+PARTIAL_RE = re.compile(r"\(partial profile: as if the program had ended at census (\d+), "
+                        r"([\d.]+) s\)$")
+
+
 class HpError(Exception):
     """A malformed .hp file: str() is 'FILE:LINE: expected ...'."""
 
@@ -922,9 +927,33 @@ def main(argv=None, prog=PROG):
     for w in hp.warnings:
         sys.stderr.write(f"{prog}: warning: {w}\n")
 
+    stem = args.hp[:-3] if args.hp.endswith(".hp") else args.hp
+    source = args.hp
+    # A program that did not finish in mode ldv leaves PROG.hp without
+    # samples (they are written at the end) and PROG.partial.hp, the
+    # checkpoint heapprof keeps (doc/limitations.md, "Exit paths").
+    partial = stem + ".partial.hp"
+    if not any(hp.values) and not PARTIAL_RE.search(hp.header["JOB"]) \
+            and os.path.isfile(partial):
+        try:
+            php = parse_hp(partial, partial)
+        except (HpError, OSError) as e:
+            sys.stderr.write(f"{prog}: warning: cannot read {partial}: {e}; left out\n")
+        else:
+            sys.stderr.write(f"{prog}: note: {args.hp} has no samples: the program did not "
+                             f"finish (mode ldv writes its samples at the end); drawing "
+                             f"{partial}, the partial profile heapprof kept, instead\n")
+            hp, source = php, partial
+    m = PARTIAL_RE.search(hp.header["JOB"])
+    if m:
+        what = (f"{source} is a recovered, partial profile: the program did not finish "
+                f"(killed, aborted, crashed or still running), and this is its profile as if "
+                f"it had ended at census {m.group(1)} ({m.group(2)} s)")
+        sys.stderr.write(f"{prog}: note: {what}\n")
+        hp.warnings.insert(0, what)
+
     prof = None
     prof_name = ""
-    stem = args.hp[:-3] if args.hp.endswith(".hp") else args.hp
     if args.prof:
         try:
             prof = parse_prof(args.prof)
@@ -946,7 +975,7 @@ def main(argv=None, prog=PROG):
             prof, prof_name = None, ""
 
     out = args.output or stem + ".html"
-    data = build_data(hp, prof, args.top, os.path.basename(args.hp),
+    data = build_data(hp, prof, args.top, os.path.basename(source),
                       os.path.basename(prof_name) if prof_name else "")
     page = render_page(data, prof)
     try:

@@ -36,11 +36,15 @@ PROGRAM_CENSUSES = 7   # six GC_gcollect, then the one at exit
 BANDS = ("VOID", "LAG", "USE", "INHERENT_USE", "DRAG")
 
 
-def expected_bands():
-    """{census: {band: bytes}} in the program's census numbering."""
-    out = {t: {} for t in range(1, PROGRAM_CENSUSES + 1)}
+def expected_bands(stop=None):
+    """{census: {band: bytes}} in the program's census numbering; with
+    `stop`, of a run that ends right after its collection `stop` (uses in
+    later periods never happen, objects still held die at census `stop`)."""
+    end = stop or PROGRAM_CENSUSES
+    out = {t: {} for t in range(1, end + 1)}
     for n, a, uses, d in GROUPS.values():
-        last = d if d is not None else PROGRAM_CENSUSES
+        uses = [u for u in uses if u < end] if stop else uses
+        last = d if d is not None and d <= end else end
         for t in range(a + 1, last + 1):
             if not uses:
                 band = "VOID"
