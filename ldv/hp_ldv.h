@@ -25,6 +25,14 @@ int hp_ldv_init(char *err, unsigned long errlen);
 /* GC_enable_incremental was called: in ldv mode, say once that it is
  * ignored and return 1; else 0 (the call goes through). */
 int hp_ldv_refuse_incremental(void);
+/* The program's memory-map system call nr (mmap, mprotect, pkey_mprotect,
+ * munmap, mremap, madvise, mlock, mlock2, munlock) made for it: in mode
+ * ldv its own page protection is recorded and kept (heapprof never opens
+ * a page wider than the program left it) and an ENOMEM near
+ * vm.max_map_count makes heapprof give its map entries way before the
+ * call is made again. The raw result (-errno on failure). In every mode
+ * the call is one system call. Async-signal-safe. */
+long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 /* Once the collector's functions are known (hp_real resolved). */
 void hp_ldv_attach(void);
 

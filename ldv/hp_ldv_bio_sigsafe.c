@@ -267,6 +267,7 @@ static void table(int which)
 static void line_u64(const char *key, uint64_t v)
 {
     hp_buf_strw(&out, key, 28);
+    if (strlen(key) >= 28) hp_buf_chr(&out, ' ');
     hp_buf_u64(&out, v);
     hp_buf_chr(&out, '\n');
 }
@@ -306,6 +307,13 @@ void hp_ldv_write_prof(int fd)
     line_u64("  coarse opens (budget)", atomic_load(&hp_ldv.coarse_opens));
     line_u64("  runs left unprotected", hp_ldv.runs_skipped);
     line_u64("  objects made INHERENT_USE", hp_ldv.inherent_objects);
+    line_u64("  pages the program protected (most)", (uint64_t)hp_ldv_prog_pages());
+    line_u64("  map calls failed near the limit", atomic_load(&hp_ldv_vm_enomem));
+    line_u64("  gave way to the program (periods)", atomic_load(&hp_ldv_vm_gave_way));
+    if (atomic_load(&hp_ldv_vm_gave_way))
+        hp_buf_str(&out, "  (precision degraded: the program needed heapprof's map entries\n"
+                         "   (vm.max_map_count); every object on a protected page counts as\n"
+                         "   used in the period heapprof gave them way; see doc/limitations.md)\n");
     if (hp_ldv.runs_skipped || hp_ldv.inherent_objects || atomic_load(&hp_ldv.coarse_opens) ||
         atomic_load(&hp_ldv.enomem))
         hp_buf_str(&out, "  (precision degraded: the kernel's map-entry budget (vm.max_map_count)\n"

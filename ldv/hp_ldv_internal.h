@@ -106,6 +106,10 @@ typedef struct hp_ldv_prot_state {
     hp_ldv_stepping stepping[HP_LDV_STEP_SLOTS];
     _Atomic int protecting;
     hp_vec waste_vec;                       /* fruitless faults per page */
+    hp_vec opened_vec;                      /* 1: heapprof opened the page this period */
+    int opened_ok;                          /* opened_vec covers every run's pages */
+    _Atomic int gave_way;                   /* 1 opening, 2 done: the rest of the
+                                               period has every page open */
 } hp_ldv_prot_state;
 extern hp_ldv_prot_state hp_ldv_prot_;
 
@@ -218,9 +222,47 @@ void hp_ldv_sud_chain(siginfo_t *si, void *ucv);
 /* hp_ldv_sud.c: turn dispatch on at attach (0), or say why not (-1). */
 int hp_ldv_sud_start(void);
 
+/* hp_ldv_vm_sigsafe.c: the program's own page protection and map entries
+ * (see the file's comment). How heapprof opens a page the program did not
+ * protect (read-write, or read-write-execute when the collector's pages
+ * are executable; set at attach). */
+extern int hp_ldv_open_prot;
+/* The most pages at once whose protection the program set (for .prof). */
+long hp_ldv_prog_pages(void);
+/* The program's own protection of addr's page forbids this access (err:
+ * the fault's REG_ERR: 2 write, 16 instruction fetch): the fault is the
+ * program's. */
+int hp_ldv_prog_denies(uintptr_t addr, unsigned long err);
+/* Open [lo, hi) (page-aligned) for heapprof: to the program's protection
+ * where it set one, else to hp_ldv_open_prot. 0, or -1 when an mprotect
+ * failed. */
+int hp_ldv_open_span(uintptr_t lo, uintptr_t hi);
+/* A memory-map system call (mmap, mprotect, pkey_mprotect, munmap, mremap,
+ * madvise, mlock, mlock2, munlock): made for the program by
+ * hp_ldv_vm_call, which returns the raw result (-errno on failure). */
+int hp_ldv_vm_handles(long nr);
+/* hp_ldv_vm_call: in hp_ldv.h (the interposers call it). */
+/* Map calls that failed with ENOMEM near vm.max_map_count and times
+ * heapprof gave way (for .prof). */
+extern _Atomic uint64_t hp_ldv_vm_enomem, hp_ldv_vm_gave_way;
+
+/* hp_ldv_prot_sigsafe.c: give the program heapprof's map entries: open
+ * every protected page for the rest of the period, counting the objects
+ * on them used in it (their uses can no longer be seen). 1 when pages
+ * were opened (the failed call is worth making again), else 0. */
+int hp_ldv_give_way(void);
+/* heapprof gave way in this period: no page is protected again. */
+int hp_ldv_given_way(void);
+/* heapprof holds page p protected: in a run, not open for a thread's
+ * instruction, for a system call in flight or for the rest of the period.
+ * Call with `handlers` raised and `collecting` clear. */
+int hp_ldv_page_held(uintptr_t p);
+
 /* hp_ldv_syscall_sigsafe.c: the collector's heap test, found once libgc
  * is known (hp_ldv_trap.c's attach). */
 extern int (*hp_ldv_gc_is_heap_ptr)(const void *);
 extern int (*hp_ldv_gc_is_init_called)(void);
+/* hp_ldv_vm_sigsafe.c: whether the collector maps its heap executable. */
+extern int (*hp_ldv_gc_pages_executable)(void);
 
 #endif

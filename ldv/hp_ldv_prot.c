@@ -28,6 +28,7 @@
 #define slots hp_ldv_prot_.slots
 #define protecting hp_ldv_prot_.protecting
 #define waste_vec hp_ldv_prot_.waste_vec
+#define opened_vec hp_ldv_prot_.opened_vec
 #define INFLIGHT_SLOTS HP_LDV_INFLIGHT_SLOTS
 
 static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
@@ -41,6 +42,7 @@ static int index_valid;
 static size_t index_n;                /* entries of the previous index */
 static long map_baseline;
 static uint64_t baseline_read_ns;
+static int gave_way_last;             /* heapprof gave way in the period just ended */
 
 /* After fork() only the forking thread exists in the child: no handler,
  * wrapper or pass of another thread is in progress there. */
@@ -63,6 +65,7 @@ int hp_ldv_prot_init(void)
         hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
         hp_vec_reserve(&count_vec, (size_t)1 << 20) != 0 ||
         hp_vec_reserve(&waste_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&opened_vec, (size_t)1 << 36) != 0 ||
         hp_vec_ensure(&count_vec, 65536 * sizeof(size_t)) != 0)
         return -1;
     hp_ldv.max_map_count = 65530;
@@ -102,13 +105,14 @@ void hp_ldv_collection_start(void)
     while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
     for (size_t i = 0; i < hp_ldv.nruns; i++) {
         uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
-        if (hp_sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) continue;
+        if (hp_ldv_open_span(lo, hi) == 0) continue;
         /* Part of the run is no longer mapped (the collector gave a freed
          * block back to the kernel): open what is left page by page. */
         for (uintptr_t p = lo; p < hi; p += HP_PAGE)
-            hp_sys_mprotect((void *)p, HP_PAGE, PROT_READ | PROT_WRITE);
+            hp_ldv_open_span(p, p + HP_PAGE);
     }
     hp_ldv.nruns = 0;
+    if (atomic_exchange(&hp_ldv_prot_.gave_way, 0)) gave_way_last = 1;
     if (hp_ldv.nents) index_n = hp_ldv.nents;
     hp_ldv.nents = 0;
     atomic_store(&hp_ldv.opening, 0);
@@ -247,6 +251,9 @@ void hp_ldv_protect(void)
         index_valid = 0;
         return;
     }
+    if (hp_ldv_gc_pages_executable)
+        hp_ldv_open_prot = PROT_READ | PROT_WRITE |
+                           (hp_ldv_gc_pages_executable() ? PROT_EXEC : 0);
     /* The index: every live record, sorted by base. */
     uint64_t t0 = hp_mono_ns();
     size_t len;
@@ -341,8 +348,11 @@ void hp_ldv_protect(void)
     remap_open = 0;
     index_n = n;
     first[nr] = (uint32_t)n;
-    /* The map-entry budget: half of what the kernel has left. */
+    /* The map-entry budget: half of what the kernel has left (read again
+     * at once when heapprof gave way to the program's map calls). */
     uint64_t now = hp_coarse_ns();
+    if (gave_way_last) baseline_read_ns = 0;
+    gave_way_last = 0;
     if (!baseline_read_ns || now - baseline_read_ns > 500000000u) {
         long m = count_maps();
         if (m > 0) map_baseline = m;
@@ -386,6 +396,10 @@ void hp_ldv_protect(void)
         if (hp_vec_ensure(&waste_vec, total + 1) == 0) memset(waste_vec.base, 0, total + 1);
         else hp_ldv.repeat = 0;   /* out of memory: precise */
     }
+    /* Pages heapprof opens in the period (not protected again when the
+     * program's own mprotect covers them). */
+    hp_ldv_prot_.opened_ok = hp_vec_ensure(&opened_vec, total + 1) == 0;
+    if (hp_ldv_prot_.opened_ok) memset(opened_vec.base, 0, total + 1);
     /* Entries of objects made inherent stay in the index: hp_ldv_use
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;

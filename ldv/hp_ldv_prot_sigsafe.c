@@ -13,6 +13,8 @@ hp_ldv_prot_state hp_ldv_prot_;
 #define slots hp_ldv_prot_.slots
 #define protecting hp_ldv_prot_.protecting
 #define waste_vec hp_ldv_prot_.waste_vec
+#define opened_vec hp_ldv_prot_.opened_vec
+#define gave_way hp_ldv_prot_.gave_way
 #define BLOCK_PAGES HP_LDV_BLOCK_PAGES
 #define INFLIGHT_SLOTS HP_LDV_INFLIGHT_SLOTS
 
@@ -44,9 +46,21 @@ const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
     return addr < e->base + e->size ? e : NULL;
 }
 
-static int open_span(uintptr_t lo, uintptr_t hi)
+/* Heapprof opened [lo, hi) of run r for the rest of the period. */
+static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 {
-    if (hp_sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) return 0;
+    if (!r || !hp_ldv_prot_.opened_ok) return;
+    if (lo < r->lo) lo = r->lo;
+    if (hi > r->hi) hi = r->hi;
+    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off;
+    for (uintptr_t p = lo; p < hi; p += HP_PAGE)
+        atomic_store_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], 1, memory_order_relaxed);
+}
+
+static int open_span(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
+{
+    mark_opened(lo, hi, r);
+    if (hp_ldv_open_span(lo, hi) == 0) return 0;
     atomic_fetch_add(&hp_ldv.enomem, 1);
     return -1;
 }
@@ -57,7 +71,7 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
     if (used + 2 <= hp_ldv.map_budget) {
         atomic_fetch_add(&hp_ldv.opens, 1);
-        if (open_span(page, page + HP_PAGE) == 0) return 0;
+        if (open_span(page, page + HP_PAGE, run) == 0) return 0;
     }
     /* Over budget (or the kernel said ENOMEM): open the aligned block
      * around the page, then the whole run; both merge map entries back. */
@@ -66,11 +80,11 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     uintptr_t bhi = blo + BLOCK_PAGES * HP_PAGE;
     if (blo < run->lo) blo = run->lo;
     if (bhi > run->hi) bhi = run->hi;
-    if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi) == 0) {
+    if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi, run) == 0) {
         atomic_fetch_add(&hp_ldv.opens, 1);
         return 1;
     }
-    return open_span(run->lo, run->hi) == 0 ? 1 : -1;
+    return open_span(run->lo, run->hi, run) == 0 ? 1 : -1;
 }
 
 void hp_ldv_open_range(uintptr_t p, size_t n)
@@ -95,7 +109,7 @@ void hp_ldv_open_range(uintptr_t p, size_t n)
         if (hi > r->hi) hi = r->hi;
         /* One mprotect for the part of the run under the buffer. */
         if (hi - a > HP_PAGE) {
-            if (open_span(a, hi) != 0) open_span(r->lo, r->hi);
+            if (open_span(a, hi, r) != 0) open_span(r->lo, r->hi, r);
             atomic_fetch_add(&hp_ldv.opens, 1);
         } else {
             hp_ldv_open_page(a, r);
@@ -128,7 +142,7 @@ int hp_ldv_step_open(uintptr_t page)
 {
     hp_ldv_stepping *e = stepping_of(page, 1);
     if (e) atomic_fetch_add(&e->count, 1);
-    return hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE) == 0 ? 0 : -1;
+    return hp_ldv_open_span(page, page + HP_PAGE) == 0 ? 0 : -1;
 }
 
 /* The adaptive policy left this page open until the next collection. */
@@ -143,21 +157,68 @@ static int open_for_period(uintptr_t page)
     return n >= lim;
 }
 
+int hp_ldv_page_held(uintptr_t page)
+{
+    if (atomic_load(&gave_way)) return 0;
+    const hp_ldv_run *run = hp_ldv_find_run(page);
+    if (!run) return 0;
+    if (hp_ldv_prot_.opened_ok &&
+        atomic_load_explicit((_Atomic uint8_t *)opened_vec.base + run->off +
+                             ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed))
+        return 0;
+    hp_ldv_stepping *e = stepping_of(page, 0);
+    if (e && atomic_load(&e->count) > 0) return 0;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return 0;
+    }
+    return !open_for_period(page);
+}
+
 void hp_ldv_reprotect_page(uintptr_t page)
 {
     hp_ldv_stepping *e = stepping_of(page, 0);
     if (e && atomic_fetch_sub(&e->count, 1) > 1) return;   /* another thread's step */
     if (atomic_load(&hp_ldv.collecting)) return;           /* every page is open now */
-    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
-        uintptr_t lo = atomic_load(&slots[s].lo);
-        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return;
-    }
-    if (open_for_period(page)) return;
+    if (!hp_ldv_page_held(page)) return;
     hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE);
     /* A thread that opened the page for its step between the count and the
-     * mprotect: give it back. */
-    if (e && atomic_load(&e->count) > 0)
-        hp_sys_mprotect((void *)page, HP_PAGE, PROT_READ | PROT_WRITE);
+     * mprotect, or heapprof gave way meanwhile: give it back. */
+    if ((e && atomic_load(&e->count) > 0) || atomic_load(&gave_way))
+        hp_ldv_open_span(page, page + HP_PAGE);
+}
+
+int hp_ldv_given_way(void) { return atomic_load(&gave_way) != 0; }
+
+int hp_ldv_give_way(void)
+{
+    if (!hp_ldv.active || atomic_load(&hp_ldv.stopped)) return 0;
+    for (;;) {
+        atomic_fetch_add(&hp_ldv.handlers, 1);
+        if (!atomic_load(&hp_ldv.collecting)) break;
+        atomic_fetch_sub(&hp_ldv.handlers, 1);
+        if (!hp_ldv_protecting()) return 0;   /* a collection has every page open */
+        while (hp_ldv_protecting()) ;         /* the pass ends soon */
+    }
+    int r = 0;
+    int was = 0;
+    if (hp_ldv.nruns && atomic_compare_exchange_strong(&gave_way, &was, 1)) {
+        /* Every object on a protected page counts as used in this period:
+         * its uses can no longer be seen (a use is the truth for an object
+         * that may have been used; "not used" would be a guess). */
+        for (size_t i = 0; i < hp_ldv.nents; i++)
+            if (hp_ldv_find_run(hp_ldv.ents[i].base)) hp_ldv_use(&hp_ldv.ents[i], 0);
+        for (size_t k = 0; k < hp_ldv.nruns; k++)
+            hp_ldv_open_span(hp_ldv.runs[k].lo, hp_ldv.runs[k].hi);
+        atomic_fetch_add(&hp_ldv_vm_gave_way, 1);
+        atomic_store(&gave_way, 2);
+        r = 1;
+    } else if (was) {
+        while (atomic_load(&gave_way) == 1) ;   /* another thread is opening */
+        r = 1;
+    }
+    atomic_fetch_sub(&hp_ldv.handlers, 1);
+    return r;
 }
 
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)

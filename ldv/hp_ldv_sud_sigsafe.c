@@ -370,6 +370,11 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
         errno = saved;
         return;
     default:
+        if (hp_ldv_vm_handles(nr)) {   /* the program's own protection and map */
+            g[REG_RAX] = hp_ldv_vm_call(nr, a0, a1, a2, a3, a4, a5);
+            errno = saved;
+            return;
+        }
         break;
     }
     hp_ldv_sys_begin(&s);

@@ -67,6 +67,7 @@ void hp_ldv_attach(void)
     hp_symbols_module_span((uintptr_t)hp_ldv_attach, &hp_ldv.self_lo, &hp_ldv.self_hi);
     hp_ldv_gc_is_init_called = (int (*)(void))dlsym(RTLD_NEXT, "GC_is_init_called");
     hp_ldv_gc_is_heap_ptr = (int (*)(const void *))dlsym(RTLD_NEXT, "GC_is_heap_ptr");
+    hp_ldv_gc_pages_executable = (int (*)(void))dlsym(RTLD_NEXT, "GC_get_pages_executable");
     int (*get_sus)(void) = (int (*)(void))dlsym(RTLD_NEXT, "GC_get_suspend_signal");
     int (*get_rst)(void) = (int (*)(void))dlsym(RTLD_NEXT, "GC_get_thr_restart_signal");
     int s1 = get_sus ? get_sus() : -1, s2 = get_rst ? get_rst() : -1;

@@ -117,6 +117,8 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     ucontext_t *uc = ucv;
     uintptr_t addr = (uintptr_t)si->si_addr;
     if (si->si_code != SEGV_ACCERR) goto chain;
+    /* The program's own protection forbids this access: its fault. */
+    if (hp_ldv_prog_denies(addr, (unsigned long)uc->uc_mcontext.gregs[REG_ERR])) goto chain;
     for (;;) {
         atomic_fetch_add(&hp_ldv.handlers, 1);
         if (!atomic_load(&hp_ldv.collecting)) break;

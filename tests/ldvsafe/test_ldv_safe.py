@@ -4,6 +4,7 @@ with a full mask, run under HEAPPROF=ldv with every policy (adaptive,
 page, precise) and must give the same output and exit status as without
 heapprof, and a profile hp2ps reads."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -32,7 +33,10 @@ class LdvSafe(unittest.TestCase):
         self.addCleanup(shutil.rmtree, d, True)
         return d
 
-    def same_as_plain(self, name, policies=POLICIES, runs=1):
+    def same_as_plain(self, name, policies=POLICIES, runs=1, prof=None):
+        """Run name plainly and under each policy: same exit status and
+        output, a profile hp2ps reads; prof (a function) checks each
+        run's .prof text."""
         prog = os.path.join(HERE, name)
         plain = run_in(self.tmp(), [prog])
         for p in policies:
@@ -43,6 +47,9 @@ class LdvSafe(unittest.TestCase):
                                  "%s under HEAPPROF=%s: stderr %s" % (name, p, r.stderr[-2000:]))
                 self.assertIn("heapprof: wrote %s.hp" % name, r.stderr)
                 hptest.check_hp_format(self, os.path.join(d, name + ".hp"))
+                if prof:
+                    with open(os.path.join(d, name + ".prof")) as f:
+                        prof(p, f.read())
         return plain
 
     # 2. A thread that blocks every signal uses protected objects; it and a
@@ -87,6 +94,32 @@ class LdvSafe(unittest.TestCase):
         self.assertIn("futex: counter 600\n", plain.stdout)
         self.assertIn("line 19999\n", plain.stdout)
         self.assertNotIn("fail", plain.stdout)
+
+
+    # 6. The program's own page protection: it makes a heap buffer
+    #    read-only and counts the writes its SIGSEGV handler sees, across
+    #    collections (heapprof protects the same pages); reads never fault
+    #    for it; a PROT_NONE guard page it probes stays its own.
+    def test_program_own_protection(self):
+        def prof(p, text):
+            self.assertIn("  pages the program protected (most) 16\n", text, p)
+        plain = self.same_as_plain("ls_own_protect", prof=prof)
+        self.assertIn("round 0: reads 960 then 970; pages written 8: "
+                      "1 1 0 1 0 1 1 0 0 1 0 0 1 1 0\n", plain.stdout)
+        self.assertIn("round 3: guard faults 4, list sum 200050000\n", plain.stdout)
+        self.assertIn("reads faulted 0\n", plain.stdout)
+
+    # 7. The program itself needs nearly vm.max_map_count map entries
+    #    while heapprof holds 7,000 protected runs (14,000 entries):
+    #    heapprof gives way, no mprotect of the program's fails.
+    def test_program_needs_the_map_entries(self):
+        def prof(p, text):
+            m = re.search(r"  gave way to the program \(periods\) (\d+)\n", text)
+            self.assertTrue(m and int(m.group(1)) >= 1, p + ": " + text[-1500:])
+            self.assertIn("every object on a protected page counts as", text)
+        plain = self.same_as_plain("ls_map_count", prof=prof)
+        self.assertIn(": 0 failed\n", plain.stdout)
+        self.assertIn("after a collection: 0 failed\n", plain.stdout)
 
 
 if __name__ == "__main__":
