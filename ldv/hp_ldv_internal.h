@@ -113,6 +113,20 @@ typedef struct hp_ldv_prot_state {
 } hp_ldv_prot_state;
 extern hp_ldv_prot_state hp_ldv_prot_;
 
+/* A wait on another thread's short step (a protect pass, an opening, a
+ * handler leaving): spin, and after a while give the processor away (with
+ * more threads than processors the one being waited for may not run). */
+static inline void hp_ldv_pause(unsigned *spins)
+{
+    if (++*spins < 1000) {
+        __builtin_ia32_pause();
+        return;
+    }
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(24L /* SYS_sched_yield */) : "rcx", "r11", "memory");
+    (void)r;
+}
+
 /* hp_ldv_prot.c */
 int hp_ldv_prot_init(void);
 /* The index entry covering addr, or NULL. Handler-safe. */

@@ -94,15 +94,34 @@ static long count_maps(void)
     return lines;
 }
 
+/* Every signal but the synchronous ones blocked: a program handler run
+ * on this thread while it opens or protects pages would touch a page
+ * still protected and wait for this very thread (or, taken for a stray
+ * fault, be chained to the program as a crash). */
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGTRAP);
+    hp_sys_sigmask(SIG_BLOCK, &all, old);
+}
+
 /* ---- Collector-callback code (lock held): no malloc, no GC heap. ---- */
 void hp_ldv_collection_start(void)
 {
     if (!hp_ldv.active) return;
     uint64_t t0 = hp_mono_ns();
+    sigset_t old;
+    block_signals(&old);
     hp_ldv_sud_arm(0);   /* every page open from here: no system call to see */
     atomic_store(&hp_ldv.opening, 1);
     atomic_store(&hp_ldv.collecting, 1);
-    while (atomic_load(&hp_ldv.handlers) != 0) ;   /* handlers never block */
+    unsigned spins = 0;   /* handlers never block */
+    while (atomic_load(&hp_ldv.handlers) != 0) hp_ldv_pause(&spins);
     for (size_t i = 0; i < hp_ldv.nruns; i++) {
         uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
         if (hp_ldv_open_span(lo, hi) == 0) continue;
@@ -116,6 +135,7 @@ void hp_ldv_collection_start(void)
     if (hp_ldv.nents) index_n = hp_ldv.nents;
     hp_ldv.nents = 0;
     atomic_store(&hp_ldv.opening, 0);
+    hp_sys_sigmask(SIG_SETMASK, &old, NULL);
     hp_ldv.open_ns += hp_mono_ns() - t0;
 }
 
@@ -197,17 +217,6 @@ static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
     }
 }
 
-static void block_signals(sigset_t *old)
-{
-    sigset_t all;
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGILL);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGTRAP);
-    hp_sys_sigmask(SIG_BLOCK, &all, old);
-}
 
 /* mprotect [lo, hi) to PROT_NONE, leaving out pages of system calls in
  * flight (`fl`, n ranges). Returns the pages protected. */

@@ -198,7 +198,8 @@ int hp_ldv_give_way(void)
         if (!atomic_load(&hp_ldv.collecting)) break;
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         if (!hp_ldv_protecting()) return 0;   /* a collection has every page open */
-        while (hp_ldv_protecting()) ;         /* the pass ends soon */
+        unsigned spins = 0;   /* the pass ends soon */
+        while (hp_ldv_protecting()) hp_ldv_pause(&spins);
     }
     int r = 0;
     int was = 0;
@@ -214,7 +215,8 @@ int hp_ldv_give_way(void)
         atomic_store(&gave_way, 2);
         r = 1;
     } else if (was) {
-        while (atomic_load(&gave_way) == 1) ;   /* another thread is opening */
+        unsigned spins = 0;   /* another thread is opening */
+        while (atomic_load(&gave_way) == 1) hp_ldv_pause(&spins);
         r = 1;
     }
     atomic_fetch_sub(&hp_ldv.handlers, 1);

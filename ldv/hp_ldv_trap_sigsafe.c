@@ -124,13 +124,15 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         if (!atomic_load(&hp_ldv.collecting)) break;
         atomic_fetch_sub(&hp_ldv.handlers, 1);
         if (hp_ldv_protecting()) {
-            while (hp_ldv_protecting()) ;       /* the pass ends soon */
+            unsigned spins = 0;   /* the pass ends soon */
+            while (hp_ldv_protecting()) hp_ldv_pause(&spins);
             continue;
         }
         /* A collection has begun: the page faulted while still protected
          * and START opens it (wait for that, then run the instruction
          * again); a fault that repeats once every page is open is not ours. */
-        while (atomic_load(&hp_ldv.opening)) ;
+        unsigned spins = 0;
+        while (atomic_load(&hp_ldv.opening)) hp_ldv_pause(&spins);
         if (addr == tt.coll_addr && tt.coll_pass == hp_ldv.passes) {
             if (++tt.coll_tries > 2) {
                 tt.coll_addr = 0;

@@ -122,5 +122,24 @@ class LdvSafe(unittest.TestCase):
         self.assertIn("after a collection: 0 failed\n", plain.stdout)
 
 
+    # 1. A timer signal whose handler reads heap objects, arriving while
+    #    collections run: a signal taken while heapprof opened the pages
+    #    at a collection's start faulted on a page not yet open and waited
+    #    for its own thread (crystal build hung so; this program hung in
+    #    3 of 3 runs under the code before).
+    def test_signal_during_collection(self):
+        plain = self.same_as_plain("ls_signal_in_gc", policies=("ldv", "ldv=page"))
+        self.assertEqual(plain.stdout,
+                         "40 collections; the handler ran, read wrong 0 times\n")
+
+
+    # 4. Two threads on one page (locked increments of one counter and
+    #    plain increments of their own fields), across collections: under
+    #    ldv=precise it crashed in about 3 of 10 runs; run 5 times.
+    def test_two_threads_on_one_page(self):
+        plain = self.same_as_plain("ls_two_threads", runs=5)
+        self.assertEqual(plain.stdout, "counter 100000, each thread 50000 and 50000\n")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
