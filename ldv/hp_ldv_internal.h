@@ -10,6 +10,7 @@
 #include <ucontext.h>
 
 #include "ldv/hp_ldv.h"
+#include "core/hp_sys.h"
 #include "core/hp_buf.h"
 #include "core/hp_mem.h"
 
@@ -118,13 +119,8 @@ extern hp_ldv_prot_state hp_ldv_prot_;
  * more threads than processors the one being waited for may not run). */
 static inline void hp_ldv_pause(unsigned *spins)
 {
-    if (++*spins < 1000) {
-        __builtin_ia32_pause();
-        return;
-    }
-    long r;
-    __asm__ volatile("syscall" : "=a"(r) : "a"(24L /* SYS_sched_yield */) : "rcx", "r11", "memory");
-    (void)r;
+    if (++*spins < 1000) __builtin_ia32_pause();
+    else hp_sys_sched_yield();
 }
 
 /* hp_ldv_prot.c */
@@ -255,6 +251,9 @@ int hp_ldv_open_span(uintptr_t lo, uintptr_t hi);
  * madvise, mlock, mlock2, munlock): made for the program by
  * hp_ldv_vm_call, which returns the raw result (-errno on failure). */
 int hp_ldv_vm_handles(long nr);
+/* The map entries in use (lines of /proc/self/maps, read through buf of
+ * n bytes), or -1. */
+long hp_ldv_map_entries(char *buf, size_t n);
 /* hp_ldv_vm_call: in hp_ldv.h (the interposers call it). */
 /* Map calls that failed with ENOMEM near vm.max_map_count and times
  * heapprof gave way (for .prof). */

@@ -81,17 +81,11 @@ int hp_ldv_prot_init(void)
     return 0;
 }
 
-/* Lines of /proc/self/maps: the map entries in use (no stdio, no malloc). */
+/* The map entries in use (no stdio, no malloc). */
 static long count_maps(void)
 {
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
     char b[65536];
-    long lines = 0, n;
-    while ((n = syscall(SYS_read, fd, b, sizeof b)) > 0)
-        for (long i = 0; i < n; i++) lines += b[i] == '\n';
-    syscall(SYS_close, fd);
-    return lines;
+    return hp_ldv_map_entries(b, sizeof b);
 }
 
 /* Every signal but the synchronous ones blocked: a program handler run

@@ -195,15 +195,13 @@ static void keep_watching(uintptr_t lo, uintptr_t hi)
     atomic_fetch_sub(&hp_ldv.handlers, 1);
 }
 
-/* The map entries in use (lines of /proc/self/maps), or -1. */
-static long map_entries(void)
+long hp_ldv_map_entries(char *buf, size_t n)
 {
     int fd = (int)HP_SYS6(SYS_openat, -100, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0, 0, 0);
     if (fd < 0) return -1;
-    char b[2048];
-    long lines = 0, n;
-    while ((n = hp_sys_raw6(SYS_read, fd, (long)b, sizeof b, 0, 0, 0)) > 0)
-        for (long i = 0; i < n; i++) lines += b[i] == '\n';
+    long lines = 0, got;
+    while ((got = hp_sys_raw6(SYS_read, fd, (long)buf, (long)n, 0, 0, 0)) > 0)
+        for (long i = 0; i < got; i++) lines += buf[i] == '\n';
     hp_sys_raw6(SYS_close, fd, 0, 0, 0, 0, 0);
     return lines;
 }
@@ -213,20 +211,20 @@ static long map_entries(void)
 static int enomem(void)
 {
     if (!hp_ldv.active || !hp_ldv.nruns) return 0;
-    long m = map_entries();
+    char b[2048];   /* this may run on a small signal stack */
+    long m = hp_ldv_map_entries(b, sizeof b);
     if (m < 0 || m + 64 < hp_ldv.max_map_count) return 0;
     atomic_fetch_add(&hp_ldv_vm_enomem, 1);
     return hp_ldv_give_way();
 }
 
-static int map_call(long nr)
+int hp_ldv_vm_handles(long nr)
 {
     return nr == SYS_mmap || nr == SYS_mprotect || nr == SYS_pkey_mprotect ||
            nr == SYS_munmap || nr == SYS_mremap || nr == SYS_madvise ||
            nr == SYS_mlock || nr == SYS_mlock2 || nr == SYS_munlock;
 }
 
-int hp_ldv_vm_handles(long nr) { return map_call(nr); }
 
 static uintptr_t page_lo(long a) { return (uintptr_t)a & ~(uintptr_t)(HP_PAGE - 1); }
 static uintptr_t page_hi(long a, long n)
