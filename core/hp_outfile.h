@@ -41,4 +41,8 @@ int64_t hp_outfile_size(int fd);
 /* Cut the file back to `size` bytes (a sample half-written). */
 void hp_outfile_cut(int fd, int64_t size);
 
+/* Move fd out of the program's way: the lowest free descriptor 64 below
+ * the soft limit, close-on-exec (fd itself is closed). Signal-safe. */
+int hp_fd_move_high(int fd);
+
 #endif

@@ -32,7 +32,7 @@ static const char *why_of(int err)
 
 /* Move fd out of the program's way: the lowest free descriptor 64 below
  * the soft limit (a program numbering its own from 3 up never meets it). */
-static int move_high(int fd)
+int hp_fd_move_high(int fd)
 {
     struct rlimit rl;
     if (HP_SYS6(SYS_getrlimit, RLIMIT_NOFILE, &rl, 0, 0, 0, 0) != 0) return fd;
@@ -68,7 +68,7 @@ static int open_checked(const char *path, int flags, const char **why, struct st
         hp_sys_close(fd);
         return -1;
     }
-    return move_high(fd);
+    return hp_fd_move_high(fd);
 }
 
 int hp_outfile_create(const char *path, hp_outfile *f, const char **why)

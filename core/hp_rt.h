@@ -43,6 +43,12 @@ double hp_profile_seconds(uint64_t mono_ns);
 uint64_t hp_rt_exclude_since(uint64_t t0);
 /* Count `ns` as profiler time. */
 void hp_rt_exclude(uint64_t ns);
+/* A fault handler of heapprof's begins / ends on this thread: the time in
+ * between is profiler time (counted once however many threads are in one). */
+void hp_rt_handler_enter(void);
+void hp_rt_handler_leave(void);
+/* What the kernel spends on a fault before the handler runs, and after. */
+void hp_rt_set_fault_cost(uint64_t ns);
 /* Profiler time starts again from 0 (a forked child). */
 void hp_rt_exclude_reset(void);
 /* Profiler time so far, in nanoseconds. */

@@ -36,6 +36,41 @@ void hp_rt_exclude_reset(void) { atomic_store(&hp_rt.excluded_ns, 0); }
 
 uint64_t hp_rt_excluded(void) { return atomic_load(&hp_rt.excluded_ns); }
 
+/* Time in fault handlers, on any thread (each with the kernel's part of a
+ * fault, measured at start-up by the mode that takes faults): the union of the intervals in
+ * which at least one thread is inside one (never more than the time that
+ * passed, however many threads fault at once). The thread that leaves last
+ * reads the interval's start after its decrement: a thread entering in
+ * between has just set a new start, which only shortens the interval. */
+static _Atomic int in_handlers;
+static _Atomic uint64_t handlers_since;
+static uint64_t fault_cost_ns;   /* the kernel's part of a fault, before the handler */
+
+/* CLOCK_MONOTONIC by a system call from heapprof's own text: the vDSO's
+ * clock_gettime may fall back to a system call of its own, which system
+ * call dispatch (mode ldv) would trap inside heapprof's fault handler. */
+static uint64_t raw_mono_ns(void)
+{
+    struct timespec ts;
+    hp_sys_raw6(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hp_rt_set_fault_cost(uint64_t ns) { fault_cost_ns = ns; }
+
+void hp_rt_handler_enter(void)
+{
+    if (atomic_fetch_add(&in_handlers, 1) == 0)
+        atomic_store(&handlers_since, raw_mono_ns() - fault_cost_ns);
+}
+
+void hp_rt_handler_leave(void)
+{
+    if (atomic_fetch_sub(&in_handlers, 1) != 1) return;
+    uint64_t t0 = atomic_load(&handlers_since), now = raw_mono_ns();
+    if (now > t0) atomic_fetch_add(&hp_rt.excluded_ns, now - t0);
+}
+
 uint64_t hp_rt_exclude_since(uint64_t t0)
 {
     uint64_t now = hp_mono_ns();

@@ -126,6 +126,10 @@ void hp_ldv_sigaction_out(int sig, struct sigaction *oact, unsigned char before)
 /* A new thread starts (preload's pthread_create interposer, in the new
  * thread): system calls seen from it too (hp_ldv_sud.c). */
 void hp_ldv_thread_start(void);
+/* A thread is about to be created (1) / has been (0), by pthread_create:
+ * the fault handler stops reaching pages through /proc/self/mem, which is
+ * safe only while one thread runs (hp_ldv_peek_sigsafe.c). */
+void hp_ldv_thread_creating(int phase);
 /* This thread's view, and giving a new thread its creator's. */
 unsigned hp_ldv_sigview(void);
 void hp_ldv_sigview_inherit(unsigned view);

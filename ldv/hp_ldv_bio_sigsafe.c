@@ -104,7 +104,7 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
     hp_rec *r = &hp_ldv.recs[e->idx];
     if (r->base != e->base) return 0;   /* not the record indexed (cannot happen) */
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    if (is_write && r->birth >= period) return 0;   /* initialisation */
+    if (is_write && r->birth >= period) return -1;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
     uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
     while (!(w & HP_LDV_INHERENT) &&
@@ -116,6 +116,32 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
         }
     }
     return 0;
+}
+
+/* Is there nothing left to learn on [page, page + HP_PAGE) this period?
+ * Every indexed object on it is used this period (or INHERENT_USE, or its
+ * record no longer the one indexed): a later access there can find no
+ * first use, so the precise policy may leave the page open until the next
+ * protect pass without losing one. Objects allocated since the pass are
+ * not indexed (their creation period is not watched). */
+int hp_ldv_page_settled(uintptr_t page)
+{
+    uintptr_t end = page + HP_PAGE;
+    uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {   /* first entry whose object ends after page */
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= page) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
+        const hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
+        if (r->base != hp_ldv.ents[i].base) continue;
+        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+        if (w & HP_LDV_INHERENT) continue;
+        if (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (period & HP_LDV_PERIOD)) return 0;
+    }
+    return 1;
 }
 
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
@@ -290,9 +316,15 @@ void hp_ldv_write_prof(int fd)
     line_u64("  pages protected (last)", hp_ldv.pages_protected);
     line_u64("  runs protected (most)", hp_ldv.max_runs);
     line_u64("  faults", atomic_load(&hp_ldv.faults));
+    line_u64("  a fault in the kernel (ns, measured)", hp_ldv_trap_.fault_ns);
     line_u64("  collector faults", atomic_load(&hp_ldv.gc_faults));
+    line_u64("  faults on objects used already", atomic_load(&hp_ldv.stale_faults));
+    line_u64("  faults initialising new objects", atomic_load(&hp_ldv.init_faults));
+    line_u64("  faults on objects made since the pass, or free memory", atomic_load(&hp_ldv.free_faults));
+    line_u64("  pages left open, nothing to learn", atomic_load(&hp_ldv.settled_opens));
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
+    line_u64("  emulated without opening the page", hp_ldv_peek_.peeks);
     line_u64("  uses recorded", atomic_load(&hp_ldv.uses));
     line_u64("  system-call buffer uses", atomic_load(&hp_ldv.sys_uses));
     line_u64("  EFAULT retries", atomic_load(&hp_ldv.efault_retries));

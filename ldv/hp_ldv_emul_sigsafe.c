@@ -72,31 +72,46 @@ uint64_t hp_ldv_flags_and(uint64_t a, uint64_t b, int size)
     return result_flags(a & b & mask_of(size), size);   /* CF = OF = 0; AF undefined: 0 */
 }
 
-static uint64_t load(uintptr_t ea, int size)
+/* The memory operand: read or written in place (the page is open), or
+ * through the descriptor `fd` on /proc/self/mem, which reaches a protected
+ * page without opening it (hp_ldv_peek_sigsafe.c). 0, or -1 when the
+ * descriptor would not serve. */
+static int load(int fd, uintptr_t ea, int size, uint64_t *out)
 {
+    uint8_t b[8];
+    if (fd >= 0) {
+        if (hp_ldv_peek(fd, ea, b, (size_t)size) != 0) return -1;
+    } else {
+        memcpy(b, (const void *)ea, (size_t)size);
+    }
     uint8_t v8;
     uint16_t v16;
     uint32_t v32;
     uint64_t v64;
     switch (size) {
-    case 1: memcpy(&v8, (const void *)ea, 1); return v8;
-    case 2: memcpy(&v16, (const void *)ea, 2); return v16;
-    case 4: memcpy(&v32, (const void *)ea, 4); return v32;
-    default: memcpy(&v64, (const void *)ea, 8); return v64;
+    case 1: memcpy(&v8, b, 1); *out = v8; break;
+    case 2: memcpy(&v16, b, 2); *out = v16; break;
+    case 4: memcpy(&v32, b, 4); *out = v32; break;
+    default: memcpy(&v64, b, 8); *out = v64; break;
     }
+    return 0;
 }
 
-static void store(uintptr_t ea, uint64_t v, int size)
+static int store(int fd, uintptr_t ea, uint64_t v, int size)
 {
+    uint8_t b[8];
     uint8_t v8 = (uint8_t)v;
     uint16_t v16 = (uint16_t)v;
     uint32_t v32 = (uint32_t)v;
     switch (size) {
-    case 1: memcpy((void *)ea, &v8, 1); break;
-    case 2: memcpy((void *)ea, &v16, 2); break;
-    case 4: memcpy((void *)ea, &v32, 4); break;
-    default: memcpy((void *)ea, &v, 8); break;
+    case 1: memcpy(b, &v8, 1); break;
+    case 2: memcpy(b, &v16, 2); break;
+    case 4: memcpy(b, &v32, 4); break;
+    default: memcpy(b, &v, 8); break;
     }
+    if (fd >= 0) return hp_ldv_poke(fd, ea, b, (size_t)size);
+    memcpy((void *)ea, b, (size_t)size);
+    return 0;
 }
 
 /* Write a register as an instruction of operand size `size` does: 32-bit
@@ -116,7 +131,7 @@ static int32_t read_s32(const uint8_t *p)
     return v;
 }
 
-int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi)
+int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
 {
     const uint8_t *p = (const uint8_t *)g[REG_RIP];
     int osz16 = 0, rex = 0;
@@ -217,19 +232,20 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi)
     p += imm_size;
     /* The whole access must lie on the opened page. */
     if (ea < lo || ea + (uintptr_t)msize > hi || ea + (uintptr_t)msize < ea) return 0;
-    uint64_t flags;
+    uint64_t m = 0;
+    if (kind != STORE && kind != STORE_IMM && load(fd, ea, msize, &m) != 0) return 0;
     switch (kind) {
-    case LOAD: set_reg(g, reg, load(ea, msize), msize); break;
-    case STORE: store(ea, (uint64_t)g[greg_of[reg]], msize); break;
-    case STORE_IMM: store(ea, imm, msize); break;
-    case MOVZX: set_reg(g, reg, load(ea, msize), size); break;
-    case MOVSX: set_reg(g, reg, sign_extend(load(ea, msize), msize), size); break;
+    case LOAD: set_reg(g, reg, m, msize); break;
+    case STORE: if (store(fd, ea, (uint64_t)g[greg_of[reg]], msize) != 0) return 0; break;
+    case STORE_IMM: if (store(fd, ea, imm, msize) != 0) return 0; break;
+    case MOVZX: set_reg(g, reg, m, size); break;
+    case MOVSX: set_reg(g, reg, sign_extend(m, msize), size); break;
     case CMP_RM_REG:
     case CMP_REG_RM:
     case CMP_IMM:
     case TEST_REG:
     case TEST_IMM: {
-        uint64_t m = load(ea, msize);
+        uint64_t flags;
         uint64_t other = kind == CMP_IMM || kind == TEST_IMM ? imm : (uint64_t)g[greg_of[reg]];
         if (kind == TEST_REG || kind == TEST_IMM) flags = hp_ldv_flags_and(m, other, msize);
         else if (kind == CMP_REG_RM) flags = hp_ldv_flags_sub(other, m, msize);

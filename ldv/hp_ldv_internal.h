@@ -65,6 +65,10 @@ typedef struct hp_ldv_state {
     /* Figures for .prof. */
     _Atomic uint64_t faults, uses, gc_faults, sys_uses, efault_retries, enomem;
     _Atomic uint64_t steps, emulated;   /* re-armed after a single step / an emulation */
+    _Atomic uint64_t stale_faults;      /* found an object used already this period */
+    _Atomic uint64_t init_faults;       /* a write initialising a new object */
+    _Atomic uint64_t free_faults;       /* no object indexed there: made since the pass, or free */
+    _Atomic uint64_t settled_opens;     /* pages opened with nothing left to learn */
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;
     uint64_t inherent_objects;
     uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
@@ -151,7 +155,32 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run);
  * of general registers: registers, flags and memory as the instruction
  * leaves them, RIP past it; 1. Anything else: 0, nothing changed.
  * Handler-safe. */
-int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi);
+int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd);
+
+/* hp_ldv_peek*.c: protected pages read and written through /proc/self/mem. */
+#define HP_LDV_PEEK_MAGIC 0x6b656570706c6468u
+typedef struct hp_ldv_peek_state {
+    int fd;                  /* -1: none */
+    uint64_t dev, ino;       /* what it is */
+    uint64_t *token;         /* HP_LDV_PEEK_MAGIC while fd is this process's (MADV_WIPEONFORK) */
+    _Atomic uint64_t gen;    /* +1 around each thread creation (odd: one under way) */
+    _Atomic uint64_t solo_gen; /* == gen: the program runs one thread (libgc's markers aside) */
+    int (*gc_get_parallel)(void);
+    uint64_t peeks;          /* instructions emulated through the descriptor (.prof) */
+} hp_ldv_peek_state;
+extern hp_ldv_peek_state hp_ldv_peek_;
+void hp_ldv_peek_open(void);   /* at start-up and in a forked child */
+/* At each protect pass: count the threads (/proc/self/stat) and allow the
+ * descriptor again while the program has one (libgc's markers aside). */
+void hp_ldv_peek_recheck(void);
+/* A thread is being created (hp_ldv_peek_creating(1) before, (0) after;
+ * a raw clone: (2)): no descriptor until the next count. */
+void hp_ldv_peek_creating(int phase);
+/* The descriptor, when it may be used now; else -1. Handler-safe. */
+int hp_ldv_peek_fd(void);
+/* n bytes at addr, through fd: 0, or -1. Handler-safe. */
+int hp_ldv_peek(int fd, uintptr_t addr, void *buf, size_t n);
+int hp_ldv_poke(int fd, uintptr_t addr, const void *buf, size_t n);
 /* The arithmetic flags (CF PF AF ZF SF OF) of a - b and of a & b at an
  * operand size of `size` bytes, as CMP and TEST set them (exposed for tests). */
 uint64_t hp_ldv_flags_sub(uint64_t a, uint64_t b, int size);
@@ -165,7 +194,10 @@ void hp_ldv_inflight_end(int slot);
 
 /* hp_ldv.c: mark the object holding addr used in the current period (a
  * write in its creation period is not a use). Handler-safe. */
-int hp_ldv_use(const hp_ldv_ent *e, int is_write);   /* 1: a new use */
+/* 1: a new use; 0: used already this period; -1: a write initialising an
+ * object made this period (not a use). */
+int hp_ldv_use(const hp_ldv_ent *e, int is_write);
+int hp_ldv_page_settled(uintptr_t page);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */
@@ -181,6 +213,8 @@ typedef struct hp_ldv_trap_state {
     int trap_installed;             /* SIGTRAP: steps (precise, adaptive) or dispatch */
     struct sigaction prev_segv, prev_trap, prev_sys;
     sigset_t handler_mask;
+    _Atomic uintptr_t calib_page;   /* heapprof's page faulted on at start-up */
+    uint64_t fault_ns;              /* a fault's cost in the kernel, measured there */
 } hp_ldv_trap_state;
 extern hp_ldv_trap_state hp_ldv_trap_;
 void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv);
@@ -223,6 +257,7 @@ void hp_ldv_sud_after_fork_child(void);
 void hp_ldv_sud_exec(int end);
 /* Pages are protected (1) or all open (0): every thread's selector. */
 void hp_ldv_sud_arm(int on);
+int hp_ldv_sud_armed(void);   /* dispatch is on */
 /* The handlers: SIGSYS; and the SIGTRAP after a stepped call (1: it was
  * one, handled). */
 void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv);

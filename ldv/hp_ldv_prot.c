@@ -52,6 +52,7 @@ static void postfork_child(void)
     atomic_store(&protecting, 0);
     atomic_store(&hp_ldv.opening, 0);
     for (int s = 0; s < INFLIGHT_SLOTS; s++) atomic_store(&slots[s].lo, 0);
+    hp_ldv_peek_open();   /* the inherited descriptor reaches the parent */
 }
 
 int hp_ldv_prot_init(void)
@@ -111,7 +112,6 @@ void hp_ldv_collection_start(void)
     uint64_t t0 = hp_mono_ns();
     sigset_t old;
     block_signals(&old);
-    hp_ldv_sud_arm(0);   /* every page open from here: no system call to see */
     atomic_store(&hp_ldv.opening, 1);
     atomic_store(&hp_ldv.collecting, 1);
     unsigned spins = 0;   /* handlers never block */
@@ -427,7 +427,18 @@ void hp_ldv_protect(void)
     sigset_t old;
     block_signals(&old);
     atomic_store(&protecting, 1);
-    hp_ldv_sud_arm(nr > 0);
+    hp_ldv_peek_recheck();
+    /* Dispatch on from the first pass that protects a page, and never off
+     * again (until heapprof stops): turning it on is safe only for a
+     * thread that has not really blocked SIGSYS, and with dispatch off,
+     * glibc's raw block-every-signal (pthread_create, posix_spawn, raise)
+     * really blocks it; turned on before that thread's restore, the
+     * restore -- a dispatched call with SIGSYS blocked -- kills the
+     * process. While dispatch is on no program call can block SIGSYS
+     * (hp_ldv_sud_sigsafe.c strips it from every mask it is given). A
+     * collection's system calls are dispatched too (pages are open then:
+     * nothing to see, a signal each). */
+    if (nr > 0 && !hp_ldv_sud_armed()) hp_ldv_sud_arm(1);
     size_t pages = 0;
     for (size_t k = 0; k < nr; k++)
         pages += protect_run(runs[k].lo, runs[k].hi, (const uintptr_t (*)[2])fl, nfl);

@@ -68,6 +68,8 @@ int hp_ldv_sud_start(void)
     return 0;
 }
 
+void hp_ldv_thread_creating(int phase) { hp_ldv_peek_creating(phase); }
+
 /* A new thread (preload's pthread_create interposer): dispatch on, and off
  * when it ends. */
 void hp_ldv_thread_start(void)

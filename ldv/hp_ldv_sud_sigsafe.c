@@ -120,6 +120,8 @@ void hp_ldv_sud_exec(int end)
                  end && atomic_load(&S.armed) ? SEL_BLOCK : SEL_ALLOW);
 }
 
+int hp_ldv_sud_armed(void) { return S.usable && atomic_load(&S.armed); }
+
 void hp_ldv_sud_arm(int on)
 {
     if (!S.usable) return;
@@ -312,6 +314,18 @@ static long sigprocmask_on(ucontext_t *uc, long how, const sigset_t *set, sigset
     return 0;
 }
 
+/* A copy of the mask at `p` (of `size` bytes) without heapprof's signals;
+ * p itself when there is none or it is not a kernel sigset. */
+static long strip_mask(long p, long size, sigset_t *copy)
+{
+    if (!p || size != _NSIG / 8) return p;
+    memcpy(copy, (const void *)p, _NSIG / 8);
+    sigdelset(copy, SIGSEGV);
+    sigdelset(copy, SIGTRAP);
+    sigdelset(copy, SIGSYS);
+    return (long)copy;
+}
+
 void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -329,6 +343,8 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
     if (!atomic_load(&hp_ldv.collecting) && any_in_span(g)) note_args(&s, nr, g);
     long a0 = (long)g[REG_RDI], a1 = (long)g[REG_RSI], a2 = (long)g[REG_RDX];
     long a3 = (long)g[REG_R10], a4 = (long)g[REG_R8], a5 = (long)g[REG_R9];
+    sigset_t wait_mask;
+    unsigned long ps6[2];
     switch (nr) {
     case SYS_rt_sigreturn:
         g[REG_RIP] = (greg_t)(uintptr_t)hp_ldv_sud_restore_rt;
@@ -351,6 +367,27 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
             return;
         }
         break;
+    /* Calls that wait with a mask of the caller's: heapprof's signals are
+     * taken out of it (a signal taken during the wait would otherwise run
+     * with SIGSYS blocked, and its handler's return -- a dispatched
+     * rt_sigreturn -- kill the process). */
+    case SYS_rt_sigsuspend:
+        a0 = strip_mask(a0, a1, &wait_mask);
+        break;
+    case SYS_ppoll:
+        a3 = strip_mask(a3, a4, &wait_mask);
+        break;
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+        a4 = strip_mask(a4, a5, &wait_mask);
+        break;
+    case SYS_pselect6:
+        if (a5) {
+            memcpy(ps6, (const void *)a5, sizeof ps6);
+            ps6[0] = (unsigned long)strip_mask((long)ps6[0], (long)ps6[1], &wait_mask);
+            a5 = (long)ps6;
+        }
+        break;
     case SYS_sigaltstack: {
         long r = hp_sys_raw6(SYS_sigaltstack, a0, a1, 0, 0, 0, 0);
         if (r == 0 && a0) hp_sys_raw6(SYS_sigaltstack, 0, (long)&uc->uc_stack, 0, 0, 0, 0);
@@ -360,8 +397,14 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
     }
     case SYS_clone:
         if (!(a0 & 0x100 /* CLONE_VM */) && a1 == 0) break;   /* a fork: run it here */
+        hp_ldv_peek_creating(2);   /* a thread, maybe: no more peeks until a count */
+        step(uc, 1);
+        errno = saved;
+        return;
+    case SYS_clone3:
+        hp_ldv_peek_creating(2);
         /* fall through */
-    case SYS_clone3: case SYS_vfork:
+    case SYS_vfork:
         step(uc, 1);
         errno = saved;
         return;

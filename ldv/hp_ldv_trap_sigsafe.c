@@ -116,6 +116,13 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     int saved = errno;
     ucontext_t *uc = ucv;
     uintptr_t addr = (uintptr_t)si->si_addr;
+    uintptr_t calib = atomic_load_explicit(&hp_ldv_trap_.calib_page, memory_order_relaxed);
+    if (calib && addr - calib < HP_PAGE) {   /* start-up's measurement (hp_ldv_trap.c) */
+        hp_sys_raw6(SYS_mprotect, (long)calib, HP_PAGE, PROT_READ | PROT_WRITE, 0, 0, 0);
+        errno = saved;
+        return;
+    }
+    hp_rt_handler_enter();   /* heapprof's time, not the program's */
     if (si->si_code != SEGV_ACCERR) goto chain;
     /* The program's own protection forbids this access: its fault. */
     if (hp_ldv_prog_denies(addr, (unsigned long)uc->uc_mcontext.gregs[REG_ERR])) goto chain;
@@ -143,6 +150,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             tt.coll_pass = hp_ldv.passes;
             tt.coll_tries = 0;
         }
+        hp_rt_handler_leave();
         errno = saved;
         return;
     }
@@ -167,16 +175,38 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_add_explicit(&hp_ldv.gc_faults, 1, memory_order_relaxed);
     } else {
         const hp_ldv_ent *e = hp_ldv_find(addr);
-        if (e) fresh = hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
+        if (!e) {
+            atomic_fetch_add_explicit(&hp_ldv.free_faults, 1, memory_order_relaxed);
+        } else {
+            int u = hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
+            fresh = u > 0;
+            if (u == 0) atomic_fetch_add_explicit(&hp_ldv.stale_faults, 1, memory_order_relaxed);
+            else if (u < 0) atomic_fetch_add_explicit(&hp_ldv.init_faults, 1, memory_order_relaxed);
+        }
     }
+    uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
     int ok;
     int step = hp_ldv.precise && tt.npend < PEND_MAX &&
                (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
-    if (step) {
-        uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
+    /* Nothing left to learn on the page this period: open it until the
+     * next pass (exact: no first use can be missed there). */
+    if (step && hp_ldv_page_settled(page)) {
+        step = 0;
+        atomic_fetch_add_explicit(&hp_ldv.settled_opens, 1, memory_order_relaxed);
+    }
+    int peek_fd = -1;
+    if (step && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
+        peek_fd = hp_ldv_peek_fd();
+    if (peek_fd >= 0 && hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd)) {
+        /* Done through /proc/self/mem: the page never opened. */
+        atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
+        hp_ldv_peek_.peeks++;
+        tt.last_addr = 0;
+        ok = 1;
+    } else if (step) {
         ok = hp_ldv_step_open(page) == 0;
         if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
-            hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE)) {
+            hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, -1)) {
             /* Done here: protect the page again at once, no trap (the
              * count is given back even while a collection runs). */
             hp_ldv_reprotect_page(page);
@@ -195,9 +225,11 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     }
     atomic_fetch_sub(&hp_ldv.handlers, 1);
     if (!ok) goto chain;
+    hp_rt_handler_leave();
     errno = saved;
     return;
 chain:
+    hp_rt_handler_leave();   /* (the program's handler may never return) */
     chain(sig, si, ucv, &prev_segv);
     errno = saved;
 }
@@ -220,10 +252,12 @@ void hp_ldv_on_trap(int sig, siginfo_t *si, void *ucv)
         errno = saved;
         return;
     }
+    hp_rt_handler_enter();
     uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TF;
     atomic_fetch_add(&hp_ldv.handlers, 1);
     for (int i = 0; i < tt.npend; i++) hp_ldv_reprotect_page(tt.pend[i]);
     atomic_fetch_sub(&hp_ldv.handlers, 1);
+    hp_rt_handler_leave();
     tt.npend = 0;
     tt.last_addr = 0;
     errno = saved;

@@ -49,16 +49,21 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(
         atomic_store(&real, f);
     }
     unsigned view = hp_ldv_sigview();
-    if (!hp_ldv_sys_active()) return f(t, attr, fn, arg);
-    for (int i = 0; i < HP_START_SLOTS; i++) {
-        int zero = 0;
-        if (!atomic_compare_exchange_strong(&slots[i].busy, &zero, 1)) continue;
-        slots[i].fn = fn;
-        slots[i].arg = arg;
-        slots[i].view = view;
-        int r = f(t, attr, start, &slots[i]);
-        if (r != 0) atomic_store(&slots[i].busy, 0);
-        return r;
+    hp_ldv_thread_creating(1);
+    int r = -1;
+    if (hp_ldv_sys_active()) {
+        for (int i = 0; i < HP_START_SLOTS; i++) {
+            int zero = 0;
+            if (!atomic_compare_exchange_strong(&slots[i].busy, &zero, 1)) continue;
+            slots[i].fn = fn;
+            slots[i].arg = arg;
+            slots[i].view = view;
+            r = f(t, attr, start, &slots[i]);
+            if (r != 0) atomic_store(&slots[i].busy, 0);
+            break;
+        }
     }
-    return f(t, attr, fn, arg);
+    if (r < 0) r = f(t, attr, fn, arg);
+    hp_ldv_thread_creating(0);
+    return r;
 }

@@ -151,6 +151,9 @@ class Ldv(hptest.ProfileTest):
                     self.assertGreaterEqual(int(prof_field(prof, "re-armed, emulated")), emulable)
                     self.assertGreaterEqual(int(prof_field(prof, "re-armed, single-stepped")),
                                             declined)
+                    # One thread: every emulation went through /proc/self/mem.
+                    self.assertEqual(prof_field(prof, "emulated without opening the page"),
+                                     prof_field(prof, "re-armed, emulated"))
 
     def test_program_sigsegv_handler(self):
         r, hp, prof = self.profile(["ldv_sys", "handler"], heapprof="ldv,interval=0")

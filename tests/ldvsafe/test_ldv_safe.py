@@ -140,6 +140,32 @@ class LdvSafe(unittest.TestCase):
         plain = self.same_as_plain("ls_two_threads", runs=5)
         self.assertEqual(plain.stdout, "counter 100000, each thread 50000 and 50000\n")
 
+    # The fault handler reaches protected pages through /proc/self/mem
+    # while one thread runs: a child (of fork, and of the raw fork system
+    # call, which runs no atfork handler) that writes every object must
+    # write its own copy, never its parent's.
+    def test_child_writes_its_own_objects(self):
+        def prof(p, text):
+            if p == "ldv=precise":   # the parent's own emulations went through it
+                self.assertGreater(int(hptest.prof_field(text, "emulated without opening the page")),
+                                   0, p)
+        plain = self.same_as_plain("ls_fork_writes", prof=prof)
+        self.assertEqual(plain.stdout, "fork child: exit 7; parent's sum 199990000\n"
+                                       "raw fork child: exit 7; parent's sum 199990000\n")
+
+    # ldv=precise: a page whose every object is used this period stays open
+    # until the next collection (nothing left to learn there): 64 objects
+    # read 2000 times each cost a few hundred faults, not 128,000.
+    def test_settled_page_stays_open(self):
+        def prof(p, text):
+            if p != "ldv=precise":
+                return
+            self.assertLess(int(hptest.prof_field(text, "faults")), 2000, text[-1500:])
+            self.assertGreaterEqual(
+                int(hptest.prof_field(text, "pages left open, nothing to learn")), 1)
+        plain = self.same_as_plain("ls_settled", prof=prof)
+        self.assertEqual(plain.stdout, "sum %d\n" % (2000 * sum(range(64))))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

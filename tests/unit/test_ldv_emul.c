@@ -3,12 +3,18 @@
  * the right register or memory), and each form it must decline (nothing
  * changed). tests/progs/ldv_emul.c checks the same forms end to end, with
  * the CPU as the oracle, under the fault handler.
- * Built with -mno-red-zone: the CPU's flags are read with pushfq. */
+ * Built with -mno-red-zone: the CPU's flags are read with pushfq.
+ * Built again with HP_TEST_THROUGH_MEM: the page has no access while each
+ * instruction is emulated, its operand read and written through a
+ * descriptor on /proc/self/mem (ldv/hp_ldv_peek_sigsafe.c). */
 #include <criterion/criterion.h>
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "ldv/hp_ldv_internal.h"
 
@@ -89,7 +95,20 @@ static void setup(const unsigned char *code, size_t len)
     g[REG_RBX] = (greg_t)(uintptr_t)page;
 }
 
-static int run(void) { return hp_ldv_emulate(g, (uintptr_t)page, (uintptr_t)page + 4096); }
+#ifdef HP_TEST_THROUGH_MEM
+static int run(void)
+{
+    static int fd = -1;
+    if (fd < 0) fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    cr_assert(fd >= 0, "cannot open /proc/self/mem");
+    cr_assert_eq(mprotect(page, 4096, PROT_NONE), 0);
+    int r = hp_ldv_emulate(g, (uintptr_t)page, (uintptr_t)page + 4096, fd);
+    cr_assert_eq(mprotect(page, 4096, PROT_READ | PROT_WRITE), 0);
+    return r;
+}
+#else
+static int run(void) { return hp_ldv_emulate(g, (uintptr_t)page, (uintptr_t)page + 4096, -1); }
+#endif
 
 static uint64_t word(size_t off, int size)
 {
