@@ -3,7 +3,18 @@
 # whole test suite (unit, integration, behaviour, external: bdwgc's gctest
 # and w3m). Ends with one line "N passed, N failed" (timeouts count as
 # failed) and exits non-zero if anything failed.
+#   scripts/test.sh         every suite but 'slow' (what CI runs)
+#   scripts/test.sh --all   also the 'slow' suite: ECL under ldv=precise
+#                           (tests/external/test_precise.py, about 6 minutes)
 set -euo pipefail
+
+suites=(--no-suite slow)
+if [ "${1:-}" = "--all" ]; then
+    suites=()
+elif [ $# -gt 0 ]; then
+    echo "usage: scripts/test.sh [--all]" >&2
+    exit 2
+fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -23,7 +34,7 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-meson test -C build --print-errorlogs --num-processes 2 2>&1 | tee "$log"
+meson test -C build --print-errorlogs --num-processes 2 "${suites[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 
