@@ -84,6 +84,32 @@ class Retainer(hptest.ProfileTest):
         self.assertEqual(bands(traced[-1]), exp)
         self.assertNotIn("roots@", prof)
 
+    def test_cpp_uncollectable_containers(self):
+        # A C++ program on gc_cpp (tests/progs/gccpp.cc): every collectable
+        # object is held only by uncollectable ones -- a gc_cpp NoGC
+        # object, a std::vector whose buffer comes from traceable_allocator
+        # -- as Inkscape's are. Every live byte is attributed, the Holder's
+        # retainer (named by the stack that made it) holds exactly itself
+        # and its nodes, and the vector buffer's retainer exactly itself
+        # and its nodes. Issue "retainers on real runtimes": uncollectable
+        # objects are roots for the collector.
+        r, hp, prof = self.profile("gccpp", heapprof="retainer,interval=0,length=400")
+        want = dict(l.split() for l in r.stdout.splitlines() if l.split()[0] in ("HOLDER", "VECTOR"))
+        lines = re.findall(r"^\S+  .*bytes.*$", prof.split("RETAINER CENSUSES")[1], re.M)
+        m = re.search(r"(\d+) of (\d+) bytes", lines[-1])
+        self.assertEqual(m.group(1), m.group(2), lines[-1])
+        self.assertNotIn("not reached", lines[-1])
+        last = hp.last()
+        def held_by(pred):
+            return sum(v for label, v in last.items()
+                       if any(pred(x) for x in re.fullmatch(r"\((\d+)\)(.*)", label).group(2).split(",")))
+        self.assertEqual(held_by(lambda x: x.startswith("uncoll:") and
+                                 x.endswith("/make_holder/setup/main")), int(want["HOLDER"]))
+        self.assertEqual(held_by(lambda x: x.startswith("uncoll:") and "traceable_allocator" in x),
+                         int(want["VECTOR"]))
+        # Nothing is held by the stack or static data alone.
+        self.assertEqual(held_by(lambda x: x.startswith("uncoll:")), sum(last.values()))
+
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.
