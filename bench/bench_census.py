@@ -11,6 +11,12 @@
 3. trees.c (../shared/workloads) at DEPTH: plain vs HEAPPROF=retainer,
    unwind=fp (frame-pointer build) and unwind=libunwind (-O2 build), best
    of N.
+4. Real runtimes (when installed): Guile filling a hash table
+   (tests/external/runtimes/hash.scm, HP_N=150000) and sorting 300,000
+   strings, ECL's list workload (list.lsp): the traversal against the
+   collector's mark over the whole run (.prof "traversal total"), and the
+   run's wall time against the plain run (best of N), under retainer and
+   roots.
 
 Prints ratios: traversal / collector mark (same collections), traversal /
 the collector's full collection (plain run), and trees.c overhead.
@@ -54,6 +60,55 @@ def census_lines(prof_path, section):
         if m:
             rows.append((float(m.group(2)), float(m.group(3))))
     return rows
+
+
+SORT_SCM = ('(define l (let loop ((i 0) (acc (quote ()))) (if (= i 300000) acc '
+            '(loop (+ i 1) (cons (number->string (* i 7919)) acc)))))'
+            '(display (length (sort l string<?))) (newline)')
+
+
+def runtimes(work, base, lib, runs):
+    rt = os.path.join(REPO, "tests", "external", "runtimes")
+    progs = []
+    if shutil.which("guile"):
+        progs.append(("guile, hash table (150k)", ["guile", "-q", "--no-auto-compile",
+                                                   os.path.join(rt, "hash.scm")],
+                      {"HP_N": "150000"}, "guile"))
+        progs.append(("guile, sort 300k strings", ["guile", "-q", "--no-auto-compile", "-c",
+                                                   SORT_SCM], {}, "guile"))
+    if shutil.which("ecl"):
+        progs.append(("ecl, list workload", ["ecl", "--norc", "--shell",
+                                             os.path.join(rt, "list.lsp")], {}, "ecl"))
+    if not progs:
+        print("\n(no guile or ecl installed: no runtime figures)")
+        return
+    print()
+    print(f"real runtimes, best of {runs} wall seconds; traversal and mark over the whole run")
+    print()
+    print("| program | mode | wall s | vs plain | traversal ms | mark ms | traversal / mark |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, argv, extra, stem in progs:
+        plain = None
+        for _ in range(runs):
+            w, _, _ = bench_trees.run_once(argv, dict(base, **extra), work)
+            plain = w if plain is None else min(plain, w)
+        print(f"| {name} | plain | {plain:.2f} | 1.00x | | | |")
+        for mode, section in (("retainer", "RETAINER CENSUSES"), ("roots", "ROOT CENSUSES")):
+            best, tr, mk = None, None, None
+            for i in range(runs):
+                cwd = os.path.join(work, f"rt-{stem}-{mode}-{i}")
+                os.makedirs(cwd, exist_ok=True)
+                env = dict(base, LD_PRELOAD=lib, HEAPPROF=mode, **extra)
+                w, _, _ = bench_trees.run_once(argv, env, cwd)
+                if best is None or w < best:
+                    best = w
+                    rows = census_lines(os.path.join(cwd, stem + ".prof"), section)
+                    tr = sum(r[0] for r in rows) if rows else None
+                    mk = sum(r[1] for r in rows) if rows else None
+            ratio = f"{tr / mk:.2f}x" if tr is not None and mk else "-"
+            trs = f"{tr:.1f}" if tr is not None else "-"
+            mks = f"{mk:.1f}" if mk is not None else "-"
+            print(f"| {name} | {mode} | {best:.2f} | {best / plain:.2f}x | {trs} | {mks} | {ratio} |")
 
 
 def main():
@@ -135,6 +190,7 @@ def main():
         if tail:
             print()
             print("retainer run, trees-fp: " + tail[-1].strip())
+        runtimes(work, base, lib, args.runs)
     finally:
         shutil.rmtree(work, True)
     return 0

@@ -50,6 +50,7 @@ typedef struct hp_retainer_state {
     hp_vec set_bytes_vec;               /* uint64_t per set: this census */
     hp_vec set_seen_vec;                /* uint8_t per set: appeared in a census */
     add_cache_entry add_cache[8192];
+    add_cache_entry union_cache[8192];   /* set, ret: the two sets (a < b); pad: used */
     hp_vec ccs_class_vec;               /* uint8_t per ccs: 0 unknown, 1 retainer, 2 not */
     uint32_t ccs_classified;
     hp_vec unreached_vec;               /* uint64_t bytes per ccs, this census */
@@ -82,5 +83,8 @@ const uint32_t *hp_ret_set_members(uint32_t s, uint32_t *n);
 int hp_ret_set_contains(uint32_t s, uint32_t r);
 uint32_t hp_ret_set_add(uint32_t s, uint32_t r);
 uint32_t hp_ret_set_single(uint32_t r);
+uint32_t hp_ret_set_empty(void);
+/* a | b; MANY when that would exceed the bound (or either is MANY). */
+uint32_t hp_ret_set_union(uint32_t a, uint32_t b);
 
 #endif

@@ -119,14 +119,60 @@ uint32_t hp_ret_set_add(uint32_t s, uint32_t r)
     return result;
 }
 
-uint32_t hp_ret_set_single(uint32_t r)
+uint32_t hp_ret_set_empty(void)
 {
     static uint32_t empty = UINT32_MAX;
-    if (r == RET_MANY) return SET_MANY;
     if (empty == UINT32_MAX) {
         static const uint32_t none[1] = {0};
         empty = set_intern(none, 0, 0);
     }
-    return hp_ret_set_add(empty, r);   /* the empty set, then {r}: cached */
+    return empty;
+}
+
+uint32_t hp_ret_set_single(uint32_t r)
+{
+    if (r == RET_MANY) return SET_MANY;
+    return hp_ret_set_add(hp_ret_set_empty(), r);   /* the empty set, then {r}: cached */
+}
+
+uint32_t hp_ret_set_union(uint32_t a, uint32_t b)
+{
+    if (a == b) return a;
+    if (a == SET_MANY || b == SET_MANY) return SET_MANY;
+    if (a > b) {   /* symmetric: one cache entry for both orders */
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    add_cache_entry *c = &hp_ret_.union_cache[(hp_mix64(((uint64_t)a << 32) | b)) & 8191];
+    if (c->pad && c->set == a && c->ret == b) return c->result;
+    uint32_t na, nb;
+    const uint32_t *ma = hp_ret_set_members(a, &na);
+    const uint32_t *mb = hp_ret_set_members(b, &nb);
+    uint32_t tmp[65], k = 0, i = 0, j = 0, hash = 0, result = SET_MANY;
+    int over = 0;
+    while (i < na || j < nb) {
+        uint32_t v;
+        if (j >= nb || (i < na && ma[i] < mb[j])) {
+            v = ma[i++];
+        } else if (i >= na || mb[j] < ma[i]) {
+            v = mb[j++];
+        } else {
+            v = ma[i++];
+            j++;
+        }
+        if (k == (uint32_t)hp_ret_.bound) {
+            over = 1;
+            break;
+        }
+        tmp[k++] = v;
+        hash += member_hash(v);
+    }
+    if (!over) result = set_intern(tmp, k, hash);
+    c->set = a;
+    c->ret = b;
+    c->pad = 1;
+    c->result = result;
+    return result;
 }
 

@@ -54,31 +54,17 @@ static uint32_t retainer_ident(const hp_rec *r)
     return is_uncollectable(r) ? uncoll_ident(r->ccs) : ccs_ident(r->ccs);
 }
 
-/* retain(c, r) of the seed, one object at a time. */
-static int retain_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in,
-                        uint64_t *out)
-{
-    uint32_t r = (uint32_t)in;
-    int is_ret = is_designated(rec) || is_uncollectable(rec);
-    if (!valid) {
-        *label = hp_ret_set_single(r);
-        *out = is_ret ? retainer_ident(rec) : r;
-        return 1;
-    }
-    uint32_t s = *label;
-    if (s == SET_MANY) return 0;
-    if (r == RET_MANY) {
-        *label = SET_MANY;
-        *out = RET_MANY;
-        return !is_ret;
-    }
-    if (hp_ret_set_contains(s, r)) return 0;
-    uint32_t s2 = hp_ret_set_add(s, r);
-    *label = s2;
-    if (is_ret) return 0;
-    *out = s2 == SET_MANY ? RET_MANY : r;
-    return 1;
-}
+/* The component walk's view of retainers (hp_trace_scc_sigsafe.c). */
+static int scc_is_retainer(const hp_rec *r) { return is_designated(r) || is_uncollectable(r); }
+
+static uint32_t scc_retainer_set(const hp_rec *r) { return hp_ret_set_single(retainer_ident(r)); }
+
+static const hp_trace_scc_ops scc_ops = {
+    .is_retainer = scc_is_retainer,
+    .retainer_set = scc_retainer_set,
+    .empty_set = hp_ret_set_empty,
+    .set_union = hp_ret_set_union,
+};
 
 /* Static data: each word is named by the variable holding it. */
 static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
@@ -116,8 +102,7 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
             sym_lo = ds.start;
             sym_hi = ds.end > ds.start ? ds.end : ds.start + 8;
         }
-        hp_trace_range(a, a + 8, NULL, interior, id);
-        hp_trace_run();
+        hp_trace_scc_range(a, a + 8, interior, hp_ret_set_single(id));
     }
 }
 
@@ -129,7 +114,7 @@ void hp_retainer_traverse(uint64_t mark_ns)
     int overflowed;
     const hp_root_range *rr = hp_rootrec_ranges(&n, &overflowed);
     hp_ret_.ranges_overflowed = overflowed;
-    if (hp_trace_begin(retain_visit) != 0) return;
+    if (hp_trace_begin(NULL) != 0 || hp_trace_scc_begin(&scc_ops) != 0) return;
     int all_interior = hp_real.GC_get_all_interior_pointers
                            ? hp_real.GC_get_all_interior_pointers() : 1;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
@@ -213,8 +198,7 @@ void hp_retainer_traverse(uint64_t mark_ns)
             }
         }
         uint32_t id = hp_ret_ident_intern(&d);
-        hp_trace_range(lo, g->hi, NULL, se ? 1 : interior, id);
-        hp_trace_run();
+        hp_trace_scc_range(lo, g->hi, se ? 1 : interior, hp_ret_set_single(id));
     }
     /* What the program's mark procedures pushed (Guile's VM stacks, ECL's
      * environments): edges the word-by-word walk cannot see, as roots
@@ -235,18 +219,18 @@ void hp_retainer_traverse(uint64_t mark_ns)
             last_proc = pp[i].proc;
         }
         uintptr_t st = pp[i].start;
-        if ((uintptr_t)hp_real.GC_base((void *)st) == st) hp_trace_object(st, proc_id);
-        else if (pp[i].len) hp_trace_range(st, st + pp[i].len, NULL, all_interior, proc_id);
-        hp_trace_run();
+        uint32_t set = hp_ret_set_single(proc_id);
+        if ((uintptr_t)hp_real.GC_base((void *)st) == st) hp_trace_scc_object(st, set);
+        else if (pp[i].len) hp_trace_scc_range(st, st + pp[i].len, all_interior, set);
     }
     /* Uncollectable objects: roots of their own (the collector marks from
      * them without pushing them through GC_push_all). */
     for (size_t i = 0; i < nrec; i++)
-        if (is_uncollectable(&recs[i])) {
-            hp_trace_object(recs[i].base, uncoll_ident(recs[i].ccs));
-            hp_trace_run();
-        }
-    hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
+        if (is_uncollectable(&recs[i]))
+            hp_trace_scc_object(recs[i].base, hp_ret_set_single(uncoll_ident(recs[i].ccs)));
+    int ok;
+    hp_ret_.tstats = hp_trace_scc_end(&ok);
+    hp_trace_end(&hp_ret_.indexed);
     hp_ret_.parity = hp_trace_parity();
     hp_ret_.traversed = 1;
     uint64_t t1 = hp_mono_ns();

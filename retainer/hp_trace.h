@@ -25,6 +25,8 @@
 
 #include "core/hp_shadow.h"
 
+struct hp_tentry;   /* hp_trace_index.h */
+
 /* The mode word of a record (Note [The mode word], core/hp_shadow.h): validity (this traversal's parity), a flag
  * saying a label is set, and the label. */
 #define HP_TRACE_PARITY_BIT 0x80000000u
@@ -46,11 +48,11 @@ typedef struct hp_trace_stats {
 } hp_trace_stats;
 
 int hp_trace_init(void);
-/* Payloads are bit sets joined by OR (the profile by named roots): walk
- * breadth-first, merging bits that meet at an object (set before begin). */
-void hp_trace_set_merge(int on);
 /* Start a traversal: index every record of the shadow table (drained by
- * the caller) and flip the parity. Returns 0, or -1 when out of memory. */
+ * the caller) and flip the parity. Returns 0, or -1 when out of memory.
+ * With a visit function: the walk by bit sets (the profile by named
+ * roots: payloads are bit sets joined by OR, walked breadth-first, bits
+ * that meet at an object merged); without: the component walk below. */
 int hp_trace_begin(hp_trace_visit_fn visit);
 /* Reach whatever the words of [lo, hi) point to, with `payload`.
  * `interior`: interior pointers count (stacks: always, as the collector's
@@ -64,6 +66,32 @@ int hp_trace_object(uintptr_t base, uint64_t payload);
 void hp_trace_run(void);
 /* Finish; records [0, *indexed) were in the index. */
 hp_trace_stats hp_trace_end(size_t *indexed);
+
+/* Retainer sets by components (hp_trace_scc_sigsafe.c): after
+ * hp_trace_begin, give every root's words (or object) with the set of its
+ * one identity, then end: each object reached gets the union of the sets
+ * of the retainers that reach it through non-retainers, each object
+ * scanned twice however many roots reach it. Sets are the client's
+ * (interned ids): the client says which records are retainers and what
+ * set a retainer passes on. */
+typedef struct hp_trace_scc_ops {
+    int (*is_retainer)(const hp_rec *r);        /* r is NULL for an untracked object */
+    uint32_t (*retainer_set)(const hp_rec *r);  /* what a retainer passes on */
+    uint32_t (*empty_set)(void);
+    uint32_t (*set_union)(uint32_t a, uint32_t b);
+} hp_trace_scc_ops;
+int hp_trace_scc_begin(const hp_trace_scc_ops *ops);
+void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set);
+int hp_trace_scc_object(uintptr_t base, uint32_t set);
+/* Labels every object reached; *ok is 0 when out of memory (labels then
+ * stay invalid: not reached). */
+hp_trace_stats hp_trace_scc_end(int *ok);
+
+/* For the component walk (hp_trace_scc_sigsafe.c): the object `v` points
+ * into -- a record index, or an untracked entry in *untracked, or
+ * neither -- and whether a record's words are scanned. */
+uint32_t hp_trace_target(uintptr_t v, int interior, struct hp_tentry **untracked);
+int hp_trace_rec_scanned(const hp_rec *r);
 
 /* Could `v` point into the heap? (the collector's plausible bounds,
  * read at hp_trace_begin) */

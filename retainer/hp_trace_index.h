@@ -28,12 +28,14 @@ typedef struct hp_page {
 
 /* Objects heapprof does not track: base -> their own label, open
  * addressing, rebuilt at each traversal. */
-typedef struct hp_tentry {
+typedef struct hp_tentry hp_tentry;
+struct hp_tentry {
     uintptr_t base;       /* 0: empty */
     uint32_t label;       /* untracked: label | HP_TRACE_SET_BIT when set */
     uintptr_t size;       /* untracked: bytes (GC_size) */
-    uint64_t pending;     /* merge mode: payload not yet passed on */
-} hp_tentry;
+    uint64_t pending;     /* merge mode: payload not yet passed on; component
+                             walk: node id + 1 */
+};
 
 typedef struct hp_trace_index {
     hp_vec page_vec, slot_vec;
@@ -47,7 +49,11 @@ typedef struct hp_trace_index {
     uint64_t cap, used;          /* entries; cap is a power of two */
     hp_page *last_page;          /* the page of the last lookup */
     /* Reserved by hp_trace_init for the walk (hp_trace_sigsafe.c). */
-    hp_vec stack_vec, pending_vec, queue_vec;
+    hp_vec pending_vec, queue_vec;
+    /* The component walk's (hp_trace_scc_sigsafe.c). */
+    hp_vec scc_num_vec, scc_low_vec, scc_comp_vec, scc_ubase_vec, scc_inject_vec,
+        scc_frame_vec, scc_tstack_vec, scc_start_vec, scc_order_vec, scc_set_vec,
+        scc_eoff_vec, scc_ecnt_vec, scc_edge_vec;
     void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
 } hp_trace_index;
 extern hp_trace_index hp_trace_ix_;

@@ -1,0 +1,279 @@
+/* hp_trace_scc_sigsafe: the retainer profile's walk, by strongly connected
+ * components (see hp_trace.h, "Retainer sets by components").
+ *
+ * The retainer set of an object is the set of retainers (roots, and
+ * retainer objects) that reach it through objects that are not retainers
+ * themselves. Walking from each root in turn and walking an object again
+ * whenever its set grows (GHC's rts/RetainerProfile.c, and this file's
+ * predecessor) scans a structure once per root that reaches it: 8 times
+ * on a Guile hash table reachable from 8 roots. Here every object is
+ * scanned twice, however many roots reach it:
+ *
+ *  1. Tarjan's algorithm, iteratively, from every root target: the graph
+ *     whose edges are the words of objects that are not retainers (a
+ *     retainer passes on its own identity, not what reaches it, so its
+ *     out-edges are not edges of this graph: each target of a retainer's
+ *     words is a new start, with that retainer's identity injected there).
+ *     Every object of a component has the same set (each reaches each
+ *     other through non-retainers). Components are numbered as Tarjan
+ *     completes them: a component's successors are completed, so
+ *     numbered, before it.
+ *  2. The injections (root -> target, retainer -> target) seed their
+ *     targets' components; then components in decreasing number (every
+ *     predecessor before its successors) pass their set along each edge
+ *     leaving them (a second scan of their objects), sets joined by
+ *     union (interned, MANY past the bound: hp_retainer_sets_sigsafe.c).
+ *  3. Each object's label is its component's set.
+ *
+ * Invariants: num[n] == 0 until node n is first reached; comp[n] ==
+ * HP_SCC_OPEN while n is on Tarjan's stack; the sets are only read after
+ * every component is numbered. Node ids: tracked records are their index,
+ * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
+ * in the index entry's `pending`, which the index copies when it grows).
+ *
+ * World stopped, lock held: no lock, no malloc; memory is the profiler's
+ * own (hp_vec), reserved at start-up. */
+#include "retainer/hp_trace.h"
+#include "retainer/hp_trace_index.h"
+#include "core/hp_real.h"
+
+#include <string.h>
+
+#define HP_SCC_OPEN UINT32_MAX
+
+typedef struct frame { uint32_t node; uint32_t pad; uint64_t pos, end; } frame;   /* edges [pos, end) */
+typedef struct inject { uint32_t node, set; } inject;
+
+static hp_trace_scc_ops ops;
+static size_t nrecs;
+static hp_rec *recs;
+static uint32_t nnodes, counter, ncomp;
+static uint32_t *num, *low, *comp, *tstack, *order, *comp_start, *comp_set;
+static uint32_t *edges, *ecnt;   /* each node's targets, found once: edges[eoff[n] ..] */
+static uint64_t *eoff;
+static uint64_t tdepth, nframes, ninject, norder, nedges;
+static frame *frames;
+static inject *injects;
+static uintptr_t *ubase;   /* base of untracked node nrecs + k */
+static int failed, all_interior;
+static hp_trace_stats st;
+
+#define ENSURE(vec, ptr, count, type)                                              \
+    (hp_vec_ensure(&hp_trace_ix_.vec, (size_t)(count) * sizeof(type)) == 0         \
+         ? ((ptr) = (type *)hp_trace_ix_.vec.base, 0) : (failed = 1, -1))
+
+static int node_room(uint32_t n)
+{
+    return ENSURE(scc_num_vec, num, n, uint32_t) || ENSURE(scc_low_vec, low, n, uint32_t) ||
+           ENSURE(scc_comp_vec, comp, n, uint32_t) || ENSURE(scc_eoff_vec, eoff, n, uint64_t) ||
+           ENSURE(scc_ecnt_vec, ecnt, n, uint32_t);
+}
+
+int hp_trace_scc_begin(const hp_trace_scc_ops *o)
+{
+    ops = *o;
+    failed = 0;
+    memset(&st, 0, sizeof st);
+    recs = hp_shadow_table(&nrecs);
+    nnodes = (uint32_t)nrecs;
+    counter = ncomp = 0;
+    tdepth = nframes = ninject = norder = nedges = 0;
+    all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
+    if (node_room(nnodes + 1) != 0) return -1;
+    memset(num, 0, (size_t)nnodes * sizeof(uint32_t));
+    return 0;
+}
+
+/* The node of what word v points to, or HP_NO_RECORD. */
+static uint32_t node_of(uintptr_t v, int interior)
+{
+    if (!hp_trace_plausible(v)) return HP_NO_RECORD;
+    hp_tentry *e;
+    uint32_t idx = hp_trace_target(v, interior, &e);
+    if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
+    if (!e) return HP_NO_RECORD;
+    if (e->pending) return (uint32_t)(e->pending - 1);
+    uint32_t k = nnodes;
+    if (node_room(k + 1) != 0 || ENSURE(scc_ubase_vec, ubase, k - nrecs + 1, uintptr_t) != 0)
+        return HP_NO_RECORD;
+    nnodes++;
+    num[k] = 0;
+    ubase[k - nrecs] = e->base;
+    e->pending = (uint64_t)k + 1;
+    return k;
+}
+
+/* [lo, hi) of node n's words, or 0 when it has none to scan. */
+static int words_of(uint32_t n, uintptr_t *lo, uintptr_t *hi)
+{
+    if (n < nrecs) {
+        const hp_rec *r = &recs[n];
+        if (!hp_trace_rec_scanned(r)) return 0;
+        *lo = r->base;
+        *hi = r->base + r->granted;
+        return 1;
+    }
+    const hp_tentry *e = hp_trace_lookup(ubase[n - nrecs]);
+    if (!e || (e->size & 1)) return 0;
+    *lo = e->base;
+    *hi = e->base + (e->size & ~(uintptr_t)1);
+    return 1;
+}
+
+static const hp_rec *rec_of(uint32_t n) { return n < nrecs ? &recs[n] : NULL; }
+
+static void add_inject(uint32_t node, uint32_t set)
+{
+    if (ENSURE(scc_inject_vec, injects, ninject + 1, inject) != 0) return;
+    injects[ninject++] = (inject){node, set};
+}
+
+/* First reach of node n: its words are read once, here, and what they
+ * point to kept as its edges (a retainer's as injections instead). */
+static int push_frame(uint32_t n)
+{
+    if (ENSURE(scc_frame_vec, frames, nframes + 1, frame) != 0 ||
+        ENSURE(scc_tstack_vec, tstack, tdepth + 1, uint32_t) != 0)
+        return -1;
+    st.objects++;
+    num[n] = low[n] = ++counter;
+    comp[n] = HP_SCC_OPEN;
+    tstack[tdepth++] = n;
+    eoff[n] = nedges;
+    ecnt[n] = 0;
+    uintptr_t lo, hi;
+    const hp_rec *r = rec_of(n);
+    if (words_of(n, &lo, &hi)) {
+        int is_ret = ops.is_retainer(r);
+        uint32_t id = is_ret ? ops.retainer_set(r) : 0;
+        lo = (lo + 7) & ~(uintptr_t)7;
+        for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
+            st.words++;
+            uint32_t t = node_of(*(const uintptr_t *)a, all_interior);
+            if (t == HP_NO_RECORD) continue;
+            if (is_ret) {
+                add_inject(t, id);   /* not an edge: a new start, with its identity */
+                continue;
+            }
+            if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return -1;
+            edges[nedges++] = t;
+            /* Its record and state, needed when the walk comes to it. */
+            if (t < nrecs) __builtin_prefetch(&recs[t]);
+            __builtin_prefetch(&num[t]);
+        }
+        ecnt[n] = (uint32_t)(nedges - eoff[n]);
+    }
+    frames[nframes++] = (frame){n, 0, eoff[n], nedges};
+    return 0;
+}
+
+/* Tarjan's strongconnect from n, without recursion. */
+static void dfs(uint32_t start)
+{
+    if (num[start] || push_frame(start) != 0) return;
+    while (nframes && !failed) {
+        frame *f = &frames[nframes - 1];
+        uint32_t n = f->node;
+        if (f->pos < f->end) {
+            uint32_t t = edges[f->pos++];
+            /* The next target's words are on their way (its record came
+             * with the prefetch in push_frame). */
+            if (f->pos < f->end && edges[f->pos] < nrecs) {
+                const hp_rec *nx = &recs[edges[f->pos]];
+                __builtin_prefetch((const void *)nx->base);
+            }
+            st.visits++;
+            if (!num[t]) {
+                push_frame(t);   /* (frames may have moved) */
+            } else if (comp[t] == HP_SCC_OPEN && num[t] < low[n]) {
+                low[n] = num[t];
+            }
+            continue;
+        }
+        /* n's words are done. */
+        nframes--;
+        if (low[n] == num[n]) {
+            /* n roots a component: pop it. */
+            if (ENSURE(scc_start_vec, comp_start, ncomp + 2, uint32_t) != 0 ||
+                ENSURE(scc_order_vec, order, norder + (tdepth), uint32_t) != 0)
+                return;
+            comp_start[ncomp] = (uint32_t)norder;
+            uint32_t m;
+            do {
+                m = tstack[--tdepth];
+                comp[m] = ncomp;
+                order[norder++] = m;
+            } while (m != n);
+            ncomp++;
+            comp_start[ncomp] = (uint32_t)norder;
+        }
+        if (nframes) {
+            uint32_t p = frames[nframes - 1].node;
+            if (low[n] < low[p]) low[p] = low[n];
+        }
+    }
+}
+
+void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
+{
+    if (failed) return;
+    for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi && !failed; a += 8) {
+        st.words++;
+        uint32_t t = node_of(*(const uintptr_t *)a, interior);
+        if (t == HP_NO_RECORD) continue;
+        add_inject(t, set);
+        dfs(t);
+    }
+}
+
+int hp_trace_scc_object(uintptr_t base, uint32_t set)
+{
+    if (failed) return -1;
+    uint32_t t = node_of(base, 0);
+    if (t == HP_NO_RECORD) return -1;
+    add_inject(t, set);
+    dfs(t);
+    return 0;
+}
+
+hp_trace_stats hp_trace_scc_end(int *ok)
+{
+    /* Targets of retainers reached after their own walk began. */
+    for (uint64_t i = 0; i < ninject && !failed; i++) dfs(injects[i].node);
+    *ok = 0;
+    if (failed || ENSURE(scc_set_vec, comp_set, ncomp + 1, uint32_t) != 0) return st;
+    *ok = 1;
+    uint32_t empty = ops.empty_set();
+    for (uint32_t c = 0; c < ncomp; c++) comp_set[c] = empty;
+    for (uint64_t i = 0; i < ninject; i++) {
+        uint32_t c = comp[injects[i].node];
+        comp_set[c] = ops.set_union(comp_set[c], injects[i].set);
+    }
+    /* Predecessors first: decreasing component number. */
+    for (uint32_t c = ncomp; c-- > 0;) {
+        uint32_t s = comp_set[c];
+        for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
+            uint32_t n = order[k];
+            const uint32_t *e = edges + eoff[n];
+            for (uint32_t j = 0; j < ecnt[n]; j++) {
+                uint32_t d = comp[e[j]];
+                if (d != c && comp_set[d] != s) comp_set[d] = ops.set_union(comp_set[d], s);
+            }
+        }
+    }
+    /* Labels. */
+    uint32_t parity = hp_trace_parity();
+    for (uint32_t n = 0; n < nnodes; n++) {
+        if (!num[n]) continue;
+        uint32_t label = comp_set[comp[n]] & HP_TRACE_LABEL_MASK;
+        if (n < nrecs) {
+            recs[n].word = parity | HP_TRACE_SET_BIT | label;
+        } else {
+            hp_tentry *e = hp_trace_lookup(ubase[n - nrecs]);
+            if (e) e->label = HP_TRACE_SET_BIT | label;
+        }
+    }
+    st.untracked = nnodes - (uint32_t)nrecs;
+    return st;
+}
+/* ---- end of world-stopped code ---- */
