@@ -11,6 +11,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no, " \
+    "walk=auto|depth|components, " \
     "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -73,6 +74,8 @@ const char *hp_config_help(void)
 "  rset=R[+R...]  cc, module, kind, retainer: only objects whose retainer set holds a\n"
 "              retainer named R (GHC -hr), e.g. rset=g_cache or stack:main\n"
 "  noroot=yes  roots mode: show bytes reachable from no named root as NOROOT\n"
+"  walk=W      retainer sets by: auto (default), depth (from each root in\n"
+"              turn), components (strongly connected: each object once)\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
 "              adaptive (default: right after the instruction, by single-\n"
 "              stepping it, until `repeat` faults on the page found no new\n"
@@ -261,6 +264,13 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': bound takes a whole "
                         "number from 1 to 64 (GHC -R)", s, n);
+            } else if (key_is(s, klen, "walk")) {
+                if (key_is(v, vlen, "auto")) c->ret_walk = HP_WALK_AUTO;
+                else if (key_is(v, vlen, "depth")) c->ret_walk = HP_WALK_DEPTH;
+                else if (key_is(v, vlen, "components")) c->ret_walk = HP_WALK_SCC;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': walk is auto, depth or "
+                        "components", s, n);
             } else if (key_is(s, klen, "noroot")) {
                 if (key_is(v, vlen, "yes")) c->noroot = 1;
                 else if (key_is(v, vlen, "no")) c->noroot = 0;

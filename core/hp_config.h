@@ -49,7 +49,13 @@ typedef struct hp_config {
     int bound;
     char filter_rset[HP_FILTER_MAX];
     int noroot;           /* roots mode: show bytes reachable from no named root */
+    int ret_walk;         /* retainer sets: HP_WALK_* */
 } hp_config;
+
+/* How the retainer profile walks the heap (retainer/hp_retainer_sigsafe.c):
+ * chosen per census from the last one, depth-first from each root, or by
+ * strongly connected components. */
+enum { HP_WALK_AUTO = 0, HP_WALK_DEPTH = 1, HP_WALK_SCC = 2 };
 
 void hp_config_defaults(hp_config *c);
 /* Parse `s` (may be NULL or empty: defaults). Returns 0, or -1 with a

@@ -61,6 +61,8 @@ typedef struct hp_retainer_state {
     int traversed;                      /* this census had a traversal */
     uint64_t mark_ns_last, trace_ns_last, mark_ns_total, trace_ns_total;
     hp_trace_stats tstats;
+    int next_scc;                       /* walk=auto: the next census by components */
+    uint64_t dfs_censuses, scc_censuses; /* traversals by each walk */
     size_t indexed;
     int ranges_overflowed;
     int pushes_overflowed;              /* mark procedures pushed more than recorded */

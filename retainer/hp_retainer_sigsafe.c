@@ -54,17 +54,77 @@ static uint32_t retainer_ident(const hp_rec *r)
     return is_uncollectable(r) ? uncoll_ident(r->ccs) : ccs_ident(r->ccs);
 }
 
+/* retain(c, r) of the seed, one object at a time (the depth-first walk
+ * from each root in turn). */
+static int retain_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in,
+                        uint64_t *out)
+{
+    uint32_t r = (uint32_t)in;
+    int is_ret = is_designated(rec) || is_uncollectable(rec);
+    if (!valid) {
+        *label = hp_ret_set_single(r);
+        *out = is_ret ? retainer_ident(rec) : r;
+        return 1;
+    }
+    uint32_t s = *label;
+    if (s == SET_MANY) return 0;
+    if (r == RET_MANY) {
+        *label = SET_MANY;
+        *out = RET_MANY;
+        return !is_ret;
+    }
+    if (hp_ret_set_contains(s, r)) return 0;
+    uint32_t s2 = hp_ret_set_add(s, r);
+    *label = s2;
+    if (is_ret) return 0;
+    *out = s2 == SET_MANY ? RET_MANY : r;
+    return 1;
+}
+
 /* The component walk's view of retainers (hp_trace_scc_sigsafe.c). */
 static int scc_is_retainer(const hp_rec *r) { return is_designated(r) || is_uncollectable(r); }
 
 static uint32_t scc_retainer_set(const hp_rec *r) { return hp_ret_set_single(retainer_ident(r)); }
+
+static uint32_t scc_set_size(uint32_t s)
+{
+    if (s == SET_MANY) return (uint32_t)hp_ret_.bound + 1;
+    uint32_t n;
+    hp_ret_set_members(s, &n);
+    return n;
+}
 
 static const hp_trace_scc_ops scc_ops = {
     .is_retainer = scc_is_retainer,
     .retainer_set = scc_retainer_set,
     .empty_set = hp_ret_set_empty,
     .set_union = hp_ret_set_union,
+    .set_size = scc_set_size,
 };
+
+/* Which walk this census (walk=, hp_retainer.h): a root's words or object
+ * go to it. */
+static int use_scc;
+
+static void root_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t id)
+{
+    if (use_scc) {
+        hp_trace_scc_range(lo, hi, interior, hp_ret_set_single(id));
+    } else {
+        hp_trace_range(lo, hi, NULL, interior, id);
+        hp_trace_run();
+    }
+}
+
+static void root_object(uintptr_t base, uint32_t id)
+{
+    if (use_scc) {
+        hp_trace_scc_object(base, hp_ret_set_single(id));
+    } else {
+        hp_trace_object(base, id);
+        hp_trace_run();
+    }
+}
 
 /* Static data: each word is named by the variable holding it. */
 static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
@@ -102,7 +162,7 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
             sym_lo = ds.start;
             sym_hi = ds.end > ds.start ? ds.end : ds.start + 8;
         }
-        hp_trace_scc_range(a, a + 8, interior, hp_ret_set_single(id));
+        root_range(a, a + 8, interior, id);
     }
 }
 
@@ -114,7 +174,16 @@ void hp_retainer_traverse(uint64_t mark_ns)
     int overflowed;
     const hp_root_range *rr = hp_rootrec_ranges(&n, &overflowed);
     hp_ret_.ranges_overflowed = overflowed;
-    if (hp_trace_begin(NULL) != 0 || hp_trace_scc_begin(&scc_ops) != 0) return;
+    /* walk=auto: depth-first from each root while objects are reached by
+     * few roots (cheapest then), by components once the last census's
+     * depth-first walk visited objects more than twice each on average;
+     * back when the components' sets average at most 1.5 members. */
+    use_scc = hp_rt.cfg.ret_walk == HP_WALK_SCC ||
+              (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc);
+    hp_trace_set_merge(0);
+    if (hp_trace_begin(use_scc ? NULL : retain_visit) != 0 ||
+        (use_scc && hp_trace_scc_begin(&scc_ops) != 0))
+        return;
     int all_interior = hp_real.GC_get_all_interior_pointers
                            ? hp_real.GC_get_all_interior_pointers() : 1;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
@@ -198,7 +267,7 @@ void hp_retainer_traverse(uint64_t mark_ns)
             }
         }
         uint32_t id = hp_ret_ident_intern(&d);
-        hp_trace_scc_range(lo, g->hi, se ? 1 : interior, hp_ret_set_single(id));
+        root_range(lo, g->hi, se ? 1 : interior, id);
     }
     /* What the program's mark procedures pushed (Guile's VM stacks, ECL's
      * environments): edges the word-by-word walk cannot see, as roots
@@ -219,18 +288,25 @@ void hp_retainer_traverse(uint64_t mark_ns)
             last_proc = pp[i].proc;
         }
         uintptr_t st = pp[i].start;
-        uint32_t set = hp_ret_set_single(proc_id);
-        if ((uintptr_t)hp_real.GC_base((void *)st) == st) hp_trace_scc_object(st, set);
-        else if (pp[i].len) hp_trace_scc_range(st, st + pp[i].len, all_interior, set);
+        if ((uintptr_t)hp_real.GC_base((void *)st) == st) root_object(st, proc_id);
+        else if (pp[i].len) root_range(st, st + pp[i].len, all_interior, proc_id);
     }
     /* Uncollectable objects: roots of their own (the collector marks from
      * them without pushing them through GC_push_all). */
     for (size_t i = 0; i < nrec; i++)
-        if (is_uncollectable(&recs[i]))
-            hp_trace_scc_object(recs[i].base, hp_ret_set_single(uncoll_ident(recs[i].ccs)));
-    int ok;
-    hp_ret_.tstats = hp_trace_scc_end(&ok);
-    hp_trace_end(&hp_ret_.indexed);
+        if (is_uncollectable(&recs[i])) root_object(recs[i].base, uncoll_ident(recs[i].ccs));
+    if (use_scc) {
+        int ok;
+        hp_ret_.tstats = hp_trace_scc_end(&ok);
+        hp_trace_end(&hp_ret_.indexed);
+        hp_ret_.scc_censuses++;
+        hp_ret_.next_scc = !(hp_ret_.tstats.objects &&
+                             hp_ret_.tstats.set_members <= hp_ret_.tstats.objects * 3 / 2);
+    } else {
+        hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
+        hp_ret_.dfs_censuses++;
+        hp_ret_.next_scc = hp_ret_.tstats.visits > 2 * hp_ret_.tstats.objects;
+    }
     hp_ret_.parity = hp_trace_parity();
     hp_ret_.traversed = 1;
     uint64_t t1 = hp_mono_ns();
@@ -527,6 +603,13 @@ void hp_retainer_write_prof(int fd)
     ms(&out, hp_ret_.mark_ns_total);
     hp_buf_str(&out, " ms over ");
     hp_buf_u64(&out, hp_ret_.censuses_traced);
-    hp_buf_str(&out, " censuses\n");
+    hp_buf_str(&out, " censuses\nwalks: ");
+    hp_buf_u64(&out, hp_ret_.dfs_censuses);
+    hp_buf_str(&out, " depth-first from each root, ");
+    hp_buf_u64(&out, hp_ret_.scc_censuses);
+    hp_buf_str(&out, " by strongly connected components (walk=");
+    hp_buf_str(&out, hp_rt.cfg.ret_walk == HP_WALK_DEPTH ? "depth"
+                     : hp_rt.cfg.ret_walk == HP_WALK_SCC ? "components" : "auto");
+    hp_buf_str(&out, ")\n");
     hp_buf_write(&out, fd);
 }

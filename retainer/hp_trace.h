@@ -45,14 +45,17 @@ typedef struct hp_trace_stats {
     uint64_t objects;         /* distinct objects reached */
     uint64_t words;           /* words scanned */
     uint64_t untracked;       /* objects reached that heapprof does not track */
+    uint64_t set_members;     /* component walk: the sum over objects of their
+                                 set's size (what a walk per root would visit) */
 } hp_trace_stats;
 
 int hp_trace_init(void);
+/* Payloads are bit sets joined by OR (the profile by named roots): walk
+ * breadth-first, merging bits that meet at an object (set before begin). */
+void hp_trace_set_merge(int on);
 /* Start a traversal: index every record of the shadow table (drained by
  * the caller) and flip the parity. Returns 0, or -1 when out of memory.
- * With a visit function: the walk by bit sets (the profile by named
- * roots: payloads are bit sets joined by OR, walked breadth-first, bits
- * that meet at an object merged); without: the component walk below. */
+ * `visit` is NULL for the component walk below. */
 int hp_trace_begin(hp_trace_visit_fn visit);
 /* Reach whatever the words of [lo, hi) point to, with `payload`.
  * `interior`: interior pointers count (stacks: always, as the collector's
@@ -79,6 +82,7 @@ typedef struct hp_trace_scc_ops {
     uint32_t (*retainer_set)(const hp_rec *r);  /* what a retainer passes on */
     uint32_t (*empty_set)(void);
     uint32_t (*set_union)(uint32_t a, uint32_t b);
+    uint32_t (*set_size)(uint32_t s);
 } hp_trace_scc_ops;
 int hp_trace_scc_begin(const hp_trace_scc_ops *ops);
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set);

@@ -49,7 +49,7 @@ typedef struct hp_trace_index {
     uint64_t cap, used;          /* entries; cap is a power of two */
     hp_page *last_page;          /* the page of the last lookup */
     /* Reserved by hp_trace_init for the walk (hp_trace_sigsafe.c). */
-    hp_vec pending_vec, queue_vec;
+    hp_vec stack_vec, pending_vec, queue_vec;
     /* The component walk's (hp_trace_scc_sigsafe.c). */
     hp_vec scc_num_vec, scc_low_vec, scc_comp_vec, scc_ubase_vec, scc_inject_vec,
         scc_frame_vec, scc_tstack_vec, scc_start_vec, scc_order_vec, scc_set_vec,

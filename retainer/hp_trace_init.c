@@ -13,6 +13,7 @@ int hp_trace_init(void)
         hp_vec_reserve(&hp_trace_ix_.slot_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.index_vec[0], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.index_vec[1], (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&hp_trace_ix_.stack_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.pending_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.queue_vec, (size_t)1 << 38) != 0)
         return -1;

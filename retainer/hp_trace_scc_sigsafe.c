@@ -266,6 +266,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     for (uint32_t n = 0; n < nnodes; n++) {
         if (!num[n]) continue;
         uint32_t label = comp_set[comp[n]] & HP_TRACE_LABEL_MASK;
+        st.set_members += ops.set_size(comp_set[comp[n]]);
         if (n < nrecs) {
             recs[n].word = parity | HP_TRACE_SET_BIT | label;
         } else {

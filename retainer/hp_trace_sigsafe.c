@@ -17,16 +17,19 @@
 
 typedef struct hp_titem { uintptr_t lo, hi; const unsigned char *copy; uint64_t payload; int interior; } hp_titem;
 
+static hp_titem *stack;
+static uint64_t depth, stack_cap;
 static hp_rec *recs;
 static size_t nrecs;
 static uint32_t parity;             /* HP_TRACE_PARITY_BIT or 0 */
 static uintptr_t least, greatest;   /* the collector's plausible heap bounds */
 static int all_interior;
 static hp_trace_visit_fn visit;
-/* Payloads are bit sets: instead of a walk per payload, objects wait in a
- * FIFO with the bits not yet passed on, and bits arriving meanwhile join
- * them; so the reach of many overlapping sources is walked a few times,
- * not once per source. */
+/* Merge mode (payloads are bit sets): instead of a depth-first walk per
+ * payload, objects wait in a FIFO with the bits not yet passed on, and
+ * bits arriving meanwhile join them; so the reach of many overlapping
+ * sources is walked a few times, not once per source. */
+static int merge;
 static uint64_t *pending;            /* per record */
 static uint64_t *queue;
 static uint64_t q_head, q_tail, q_cap;
@@ -36,11 +39,14 @@ static int failed;
 
 /* The walk is bound by memory latency: an object's words, then each
  * target's record, are rarely in the CPU's caches. So it is pipelined:
- * the queue's objects are prefetched ahead, and an edge found waits in
- * reachq while its target's record is fetched. (Labels do not depend on
- * the order objects are reached in: a set is the union of what reaches
- * it.) */
+ * an object taken from the stack waits in objq while its words are
+ * fetched, and an edge found in it waits in reachq while its target's
+ * record is fetched. (Labels do not depend on the order objects are
+ * reached in: a set is the union of what reaches it.) */
+#define HP_OBJQ 8
 #define HP_REACHQ 16
+static hp_titem objq[HP_OBJQ];
+static unsigned objq_head, objq_n;
 typedef struct { uint32_t idx; uint32_t pad; uint64_t payload; } hp_treach;
 static hp_treach reachq[HP_REACHQ];
 static unsigned reachq_head, reachq_n;
@@ -49,6 +55,7 @@ uint32_t hp_trace_parity(void) { return parity; }
 
 int hp_trace_plausible(uintptr_t v) { return v >= least && v < greatest; }
 
+void hp_trace_set_merge(int on) { merge = on; }
 
 static void enqueue(uint64_t ref)
 {
@@ -68,9 +75,10 @@ int hp_trace_begin(hp_trace_visit_fn fn)
 {
     visit = fn;
     q_head = q_tail = 0;
-    reachq_head = reachq_n = 0;
+    objq_head = objq_n = reachq_head = reachq_n = 0;
     memset(&st, 0, sizeof st);
     failed = 0;
+    depth = 0;
     parity ^= HP_TRACE_PARITY_BIT;
     least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
     greatest = hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
@@ -83,7 +91,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         failed = 1;
         return -1;
     }
-    if (visit) {   /* (the component walk has no visits, nor pending bits) */
+    if (merge && visit) {
         if (hp_vec_ensure(&hp_trace_ix_.pending_vec, (nrecs + 1) * sizeof(uint64_t)) != 0) {
             failed = 1;
             return -1;
@@ -151,6 +159,21 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     return 0;
 }
 
+static void push(uintptr_t lo, uintptr_t hi, const unsigned char *copy, int interior,
+                 uint64_t payload)
+{
+    if (depth == stack_cap) {
+        uint64_t want = stack_cap ? stack_cap * 2 : 65536;
+        if (hp_vec_ensure(&hp_trace_ix_.stack_vec, want * sizeof(hp_titem)) != 0) {
+            failed = 1;
+            return;
+        }
+        stack = (hp_titem *)hp_trace_ix_.stack_vec.base;
+        stack_cap = want;
+    }
+    stack[depth++] = (hp_titem){lo, hi, copy, payload, interior};
+}
+
 /* Reach tracked record `idx`, or untracked entry `e`, with a payload. */
 static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
 {
@@ -158,6 +181,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     uint32_t label;
     int valid;
     const hp_rec *rec = NULL;
+    uintptr_t size;
     int scan;
     if (idx != HP_NO_RECORD) {
         hp_rec *r = &recs[idx];
@@ -167,13 +191,17 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
          * collector marked too (same roots, same conservative rule). */
         if (!valid) st.objects++;
         label = r->word & HP_TRACE_LABEL_MASK;
+        size = r->granted;
         scan = r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
         uint64_t out;
         int go = visit(&label, valid, rec, payload, &out);
         r->word = parity | HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
         if (go && scan) {
-            if (!pending[idx]) enqueue(idx);
-            pending[idx] |= out;
+            if (!merge) push(r->base, r->base + size, NULL, all_interior, out);
+            else {
+                if (!pending[idx]) enqueue(idx);
+                pending[idx] |= out;
+            }
         }
         return;
     }
@@ -185,8 +213,11 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     /* An untracked object's kind lives in the low bit of its size. */
     scan = !(e->size & 1);
     if (go && scan) {
-        if (!e->pending) enqueue(HP_Q_UNTRACKED | e->base);
-        e->pending |= out;
+        if (!merge) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
+        else {
+            if (!e->pending) enqueue(HP_Q_UNTRACKED | e->base);
+            e->pending |= out;
+        }
     }
 }
 
@@ -294,6 +325,23 @@ int hp_trace_object(uintptr_t base, uint64_t payload)
 
 void hp_trace_run(void)
 {
+    while (!failed) {
+        if (depth > 0 && objq_n < HP_OBJQ) {
+            /* Into the object queue, its words on their way. */
+            hp_titem *it = &objq[(objq_head + objq_n) % HP_OBJQ];
+            *it = stack[--depth];
+            __builtin_prefetch((const void *)it->lo);
+            if (it->hi - it->lo > 64) __builtin_prefetch((const void *)(it->lo + 64));
+            objq_n++;
+        } else if (objq_n > 0) {
+            hp_titem it = objq[objq_head];
+            objq_head = (objq_head + 1) % HP_OBJQ;
+            objq_n--;
+            scan(&it);
+        } else if (!reach_next()) {
+            break;
+        }
+    }
     while ((q_head < q_tail || reachq_n > 0) && !failed) {
         if (q_head == q_tail) {
             reach_next();
@@ -331,6 +379,7 @@ void hp_trace_run(void)
 hp_trace_stats hp_trace_end(size_t *indexed)
 {
     *indexed = nrecs;
+    depth = 0;
     return st;
 }
 /* ---- end of world-stopped code ---- */

@@ -51,7 +51,15 @@ class Retainer(hptest.ProfileTest):
         return r, hp, prof
 
     def test_known_sets_exact(self):
-        r, hp, prof = self.run_retainers(1000000)
+        # The same sets whichever walk computes them (walk=auto, the
+        # default, picks one of these per census).
+        for walk in ("depth", "components"):
+            with self.subTest(walk=walk):
+                self.check_known_sets(",walk=" + walk, walk)
+
+    def check_known_sets(self, extra, walk):
+        r, hp, prof = self.run_retainers(1000000, extra)
+        self.assertIn("(walk=%s)" % walk, prof)
         exp = expected(r.stdout)
         self.assertEqual(len(exp), 8, r.stdout)
         last = bands(hp.last())
@@ -76,13 +84,16 @@ class Retainer(hptest.ProfileTest):
         # holding exactly its bytes at the census of the last GC_gcollect
         # (the program gave the collector a mark procedure, so the census
         # at exit is taken without a collection, hence without traversal).
-        r, hp, prof = self.profile("rootkinds", heapprof="retainer,interval=0,length=200")
-        exp = expected(r.stdout)
-        self.assertEqual(len(exp), 5, r.stdout)
-        traced = [s for _, s in hp.samples if any("mark:" in k for k in s)]
-        self.assertTrue(traced, "no census names the mark procedure")
-        self.assertEqual(bands(traced[-1]), exp)
-        self.assertNotIn("roots@", prof)
+        for walk in ("depth", "components"):
+            with self.subTest(walk=walk):
+                r, hp, prof = self.profile("rootkinds",
+                                           heapprof="retainer,interval=0,length=200,walk=" + walk)
+                exp = expected(r.stdout)
+                self.assertEqual(len(exp), 5, r.stdout)
+                traced = [s for _, s in hp.samples if any("mark:" in k for k in s)]
+                self.assertTrue(traced, "no census names the mark procedure")
+                self.assertEqual(bands(traced[-1]), exp)
+                self.assertNotIn("roots@", prof)
 
     def test_cpp_uncollectable_containers(self):
         # A C++ program on gc_cpp (tests/progs/gccpp.cc): every collectable
@@ -93,7 +104,12 @@ class Retainer(hptest.ProfileTest):
         # and its nodes, and the vector buffer's retainer exactly itself
         # and its nodes. Issue "retainers on real runtimes": uncollectable
         # objects are roots for the collector.
-        r, hp, prof = self.profile("gccpp", heapprof="retainer,interval=0,length=400")
+        for walk in ("depth", "components"):
+            with self.subTest(walk=walk):
+                self.check_gccpp(walk)
+
+    def check_gccpp(self, walk):
+        r, hp, prof = self.profile("gccpp", heapprof="retainer,interval=0,length=400,walk=" + walk)
         want = dict(l.split() for l in r.stdout.splitlines() if l.split()[0] in ("HOLDER", "VECTOR"))
         lines = re.findall(r"^\S+  .*bytes.*$", prof.split("RETAINER CENSUSES")[1], re.M)
         m = re.search(r"(\d+) of (\d+) bytes", lines[-1])
@@ -113,11 +129,13 @@ class Retainer(hptest.ProfileTest):
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.
-        r, hp, prof = self.run_retainers(10, ",bound=1")
-        exp = expected(r.stdout)
-        last = hp.last()
-        self.assertEqual(last.get("MANY"), exp["g_cache,stack:thread1"])
-        self.assertIn("SET MANY = {more than 1 retainers}", prof)
+        for walk in ("depth", "components"):
+            with self.subTest(walk=walk):
+                r, hp, prof = self.run_retainers(10, ",bound=1,walk=" + walk)
+                exp = expected(r.stdout)
+                last = hp.last()
+                self.assertEqual(last.get("MANY"), exp["g_cache,stack:thread1"])
+                self.assertIn("SET MANY = {more than 1 retainers}", prof)
 
     def test_rset_filter_in_cc_mode(self):
         # GHC's -hr as a filter of the cost-centre profile: only what

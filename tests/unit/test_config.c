@@ -283,6 +283,11 @@ Test(config, retainer_and_roots_keys)
     parse_bad("retainer,retainers=+a", "'retainers=+a'", NULL);
     parse_bad("cc,rset=a b", "'rset=a b'", NULL);
     parse_bad("roots,noroot=maybe", "'noroot=maybe'", "yes or no", NULL);
+    cr_assert_eq(c.ret_walk, HP_WALK_AUTO);
+    cr_assert_eq(parse_ok("retainer,walk=depth").ret_walk, HP_WALK_DEPTH);
+    cr_assert_eq(parse_ok("retainer,walk=components").ret_walk, HP_WALK_SCC);
+    cr_assert_eq(parse_ok("retainer,walk=components,walk=auto").ret_walk, HP_WALK_AUTO);
+    parse_bad("retainer,walk=scc", "'walk=scc'", "auto, depth or components", NULL);
     parse_bad("roots,rset=g_cache", "'rset=g_cache'", "cannot be used in mode roots", NULL);
 }
 
