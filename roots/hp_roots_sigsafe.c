@@ -107,6 +107,7 @@ void hp_roots_traverse(uint64_t mark_ns)
 {
     uint64_t t0 = hp_mono_ns();
     hp_roots_.traversed = 0;
+    hp_trace_set_merge(1);
     if (hp_trace_begin(roots_visit) != 0) return;
     /* Every root's bit first, then one breadth-first walk that carries
      * bits together where reaches overlap. */
