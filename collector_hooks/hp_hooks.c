@@ -250,7 +250,7 @@ void hp_hooks_final_collection(void)
         atomic_store(&at_exit_collection, 1);
         atomic_store(&force_census, 1);
         hp_thread *t = &hp_tls;
-        if (t->depth++ == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+        if (t->depth++ == 0) hp_thread_note_entry(t);
         hp_real.GC_gcollect();
         t->depth--;
         atomic_store(&force_census, 0);

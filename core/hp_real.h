@@ -33,7 +33,7 @@
     X(GC_call_with_alloc_lock) X(GC_is_incremental_mode) X(GC_get_gc_no) \
     X(GC_allow_register_threads) X(GC_register_my_thread) X(GC_thread_is_registered) \
     X(GC_unregister_my_thread) X(GC_get_stack_base) X(GC_is_disabled) \
-    X(GC_push_all) X(GC_push_all_eager) X(GC_push_conditional) X(GC_get_all_interior_pointers) \
+    X(GC_push_all) X(GC_push_all_eager) X(GC_push_conditional) X(GC_push_finalizer_structures) X(GC_get_all_interior_pointers) \
     X(GC_gcollect_and_unmap) X(GC_try_to_collect) X(GC_collect_a_little) \
     X(GC_is_init_called) X(GC_get_finalize_on_demand) X(GC_set_finalize_on_demand) \
     X(GC_get_finalizer_notifier) X(GC_set_finalizer_notifier) \

@@ -181,7 +181,6 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
     f->req = req;
 }
 
-int hp_shadow_has_frees(void) { return freed_len != 0; }
 
 void hp_shadow_sweep_done(size_t new_len)
 {

@@ -98,6 +98,16 @@ void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
 /* The table, read-only for the traversal and ldv's index (records
  * 0..*len-1; owner context). The sweep itself is hp_sweep (hp_sweep.h). */
 hp_rec *hp_shadow_table(size_t *len);
+int hp_shadow_has_frees(void);    /* frees or in-place resizes noted since the sweep */
+/* Apply what was noted for record `idx` since the last sweep: returns 1
+ * when it was freed; applies an in-place resize (after the caller has
+ * tallied the allocation) and returns 0 otherwise. Owner context or world
+ * stopped (the traversal applies resizes before it scans). */
+int hp_shadow_freed_at(hp_rec *r, size_t idx);
+/* Record `idx` of the table was freed by the program since the last sweep
+ * (it goes at the next; its block may already belong to another object).
+ * Read-only; owner context or world stopped. */
+int hp_shadow_is_freed(const hp_rec *r, size_t idx);
 
 /* Visit every record not freed, in the main table (HP_EV_SURVIVED) and still in the
  * logs (HP_EV_NEW), without taking anything or changing anything: for the

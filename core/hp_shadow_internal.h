@@ -74,11 +74,6 @@ void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
 /* The table with room for `need` records (its base never moves), or NULL
  * when out of memory. */
 hp_rec *hp_shadow_room(size_t need);
-int hp_shadow_has_frees(void);
-/* Apply what was noted for record `idx` since the last sweep: returns 1
- * when it was freed; applies an in-place resize (after the caller has
- * tallied the allocation) and returns 0 otherwise. */
-int hp_shadow_freed_at(hp_rec *r, size_t idx);
 /* The sweep is over: the table holds `new_len` records; frees are
  * forgotten. */
 void hp_shadow_sweep_done(size_t new_len);

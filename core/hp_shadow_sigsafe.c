@@ -161,3 +161,12 @@ size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }
 
 
 int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
+
+int hp_shadow_is_freed(const hp_rec *r, size_t idx)
+{
+    if (freed_len == 0) return 0;
+    const hp_freed *f = (const hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
+    return f->base == r->base && idx < f->seq;
+}
+
+int hp_shadow_has_frees(void) { return freed_len != 0; }

@@ -22,12 +22,35 @@ typedef struct hp_thread {
     uint32_t check_every;
     uint64_t last_check_ns;
     uintptr_t stack_lo, stack_hi;
-    uintptr_t gc_entry_frame; /* frame of the outermost GC_ call (valid while depth > 0) */
+    uintptr_t gc_entry_frame; /* stack pointer in the outermost GC_ call (valid while depth > 0) */
+    uintptr_t gc_entry_regs[6]; /* callee-saved registers at that point (the program's,
+                                   or saved above gc_entry_frame) */
     int cc_depth;            /* explicit cost centres pushed (may exceed HP_CC_MAX) */
     uint32_t cc[HP_CC_MAX];  /* their name ids, outermost first */
 } hp_thread;
 
 extern __thread hp_thread hp_tls __attribute__((tls_model("initial-exec")));
+
+/* In the program's outermost GC_ call (inlined into the entry point): where
+ * its frames end, for the retainer profile's roots on this thread's stack,
+ * should a collection run inside the call. A pointer the program holds only
+ * in a callee-saved register is either still in that register here (kept
+ * in gc_entry_regs) or was saved by the entry point's prologue, above the
+ * stack pointer (the scan starts there); libgc's own frames, below, are
+ * never scanned. */
+static inline __attribute__((always_inline)) void hp_thread_note_entry(hp_thread *t)
+{
+#if defined(__x86_64__)
+    uintptr_t sp;
+    __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+    t->gc_entry_frame = sp;
+    __asm__ volatile("mov %%rbx, 0(%0)\n\tmov %%rbp, 8(%0)\n\tmov %%r12, 16(%0)\n\t"
+                     "mov %%r13, 24(%0)\n\tmov %%r14, 32(%0)\n\tmov %%r15, 40(%0)"
+                     : : "r"(t->gc_entry_regs) : "memory");
+#else
+    t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+#endif
+}
 
 /* Set up the calling thread (log, stack bounds). Returns 0, or -1 when out
  * of memory (the thread's allocations are then not recorded). */

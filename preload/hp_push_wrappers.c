@@ -43,3 +43,17 @@ void GC_push_conditional(void *bottom, void *top, int all)
     if (!fn) *(void **)&fn = late_find("GC_push_conditional");
     if (fn) fn(bottom, top, all);
 }
+
+/* libgc pushes its finalization structures (the objects whose finalizers
+ * are due, the finalizers' client data, the disappearing-link tables)
+ * through GC_push_all from this exported function: what it pushes is
+ * named gc:finalization, not as libgc's static data. */
+void GC_push_finalizer_structures(void)
+{
+    __typeof__(&GC_push_finalizer_structures) fn = hp_real.GC_push_finalizer_structures;
+    if (!fn) *(void **)&fn = late_find("GC_push_finalizer_structures");
+    int was = hp_rootrec_.role;
+    hp_rootrec_.role = HP_ROLE_FINALIZATION;
+    if (fn) fn();
+    hp_rootrec_.role = was;
+}

@@ -49,7 +49,7 @@ static inline hp_thread *enter(void)
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     /* Where the program's frames end, should a collection run inside this
      * call (the retainer profile's roots on this thread's stack). */
-    if (t->depth == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+    if (t->depth == 0) hp_thread_note_entry(t);
     if (++t->depth == 1 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
     return t;
 }
@@ -283,7 +283,7 @@ static inline hp_thread *enter_collect(void)
 {
     hp_thread *t = &hp_tls;
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    if (t->depth++ == 0) t->gc_entry_frame = (uintptr_t)__builtin_frame_address(0);
+    if (t->depth++ == 0) hp_thread_note_entry(t);
     return t;
 }
 

@@ -19,7 +19,15 @@ enum { HP_RET_STATIC, HP_RET_STATIC_OFF, HP_RET_STACK, HP_RET_OTHER, HP_RET_CCS,
        HP_RET_PUSHED,   /* a range of a heap object allocated at stack `key`
                            that the program pushed as a root */
        HP_RET_ADDED,    /* a range registered with GC_add_roots by stack `key` */
-       HP_RET_PUSHER    /* a range pushed by the code at return address `key` */ };
+       HP_RET_PUSHER,   /* a range pushed by the code at return address `key` */
+       HP_RET_GCROLE    /* one of libgc's own roles, `key`: HP_GCROLE_* */ };
+/* libgc's roles: what it pushes from GC_push_finalizer_structures and what
+ * it marks after the mark phase for finalization (gc:finalization); the
+ * words of its own frames on the collecting thread, below the program's
+ * outermost GC_ call, as they were when it pushed them (gc:frames); and
+ * the marker of objects the collector marked from a root heapprof did not
+ * see (never a label: they count as not reached). */
+enum { HP_GCROLE_FINALIZATION = 1, HP_GCROLE_UNSEEN = 2, HP_GCROLE_FRAMES = 3 };
 
 typedef struct hp_ident {
     uint8_t kind;
@@ -73,6 +81,12 @@ typedef struct hp_retainer_state {
     hp_vec rset_match_vec;              /* uint8_t per set: 0 unknown, 1 in, 2 out */
     uint64_t censuses_traced;
     uint32_t sets_sized;                /* per-set arrays hold this many sets */
+    /* Made at each traversal: {gc:finalization}, the set of what the
+     * collector marked after the mark phase (live at the census, not
+     * marked at MARK_END), and the marker set of what it marked from a
+     * root heapprof did not see. */
+    uint32_t final_set, unseen_set;
+    uint64_t final_bytes, final_objects;
 } hp_retainer_state;
 extern hp_retainer_state hp_ret_;
 

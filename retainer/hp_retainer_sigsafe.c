@@ -8,6 +8,7 @@
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
+#include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
 #include "core/hp_symbols.h"
 #include "core/hp_thread.h"
@@ -192,6 +193,7 @@ void hp_retainer_traverse(uint64_t mark_ns)
     size_t nrec;
     hp_rec *recs = hp_shadow_table(&nrec);
     int incremental = hp_real.GC_is_incremental_mode && hp_real.GC_is_incremental_mode();
+    int regs_done = 0;
     for (size_t i = 0; i < n; i++) {
         const hp_root_range *g = &rr[i];
         /* The same range pushed twice (a mark-stack overflow restarts
@@ -234,9 +236,23 @@ void hp_retainer_traverse(uint64_t mark_ns)
         if (mine) {
             /* The collecting thread (this one): its frames below the
              * program's outermost GC_ call are the collector's, full of
-             * pointers it was marking from. Scan from that call up (the
-             * program's registers are saved in the frames above it). */
+             * pointers it was marking from. Scan from that call up, and
+             * the registers it found (hp_thread_note_entry). */
             if (!entry) continue;
+            if (lo < entry && g->copy) {
+                /* Below it, as the collector saw them when it pushed the
+                 * range (the snapshot: the traversal's frames have
+                 * overwritten them since): libgc's own frames, with the
+                 * registers it saved. The collector marks from them too. */
+                uintptr_t end = g->hi < entry ? g->hi : entry;
+                if (end - lo > g->copied) end = lo + g->copied;
+                hp_ident f = {0};
+                f.kind = HP_RET_GCROLE;
+                f.module = -1;
+                f.key = HP_GCROLE_FRAMES;
+                root_range((uintptr_t)g->copy, (uintptr_t)g->copy + (end - lo), 1,
+                           hp_ret_ident_intern(&f));
+            }
             if (g->hi <= entry) continue;
             if (lo < entry) lo = entry;
         }
@@ -250,6 +266,9 @@ void hp_retainer_traverse(uint64_t mark_ns)
             d.kind = HP_RET_STACK;
             d.key = se->ordinal;
             d.is_main = (uint8_t)se->is_main;
+        } else if (g->role == HP_ROLE_FINALIZATION) {
+            d.kind = HP_RET_GCROLE;
+            d.key = HP_GCROLE_FINALIZATION;
         } else if (hp_symbols_data_at(g->lo, &ds)) {
             trace_static(g->lo, g->hi, interior);
             continue;
@@ -268,6 +287,12 @@ void hp_retainer_traverse(uint64_t mark_ns)
         }
         uint32_t id = hp_ret_ident_intern(&d);
         root_range(lo, g->hi, se ? 1 : interior, id);
+        if (mine && !regs_done) {
+            /* The program's callee-saved registers at that call. */
+            regs_done = 1;
+            root_range((uintptr_t)hp_tls.gc_entry_regs,
+                       (uintptr_t)(hp_tls.gc_entry_regs + 6), 1, id);
+        }
     }
     /* What the program's mark procedures pushed (Guile's VM stacks, ECL's
      * environments): edges the word-by-word walk cannot see, as roots
@@ -308,6 +333,37 @@ void hp_retainer_traverse(uint64_t mark_ns)
         hp_ret_.next_scc = hp_ret_.tstats.visits > 2 * hp_ret_.tstats.objects;
     }
     hp_ret_.parity = hp_trace_parity();
+    /* What the walk did not reach. Marked at the mark phase's end: the
+     * collector marked it from a root heapprof did not see (labelled with
+     * the unseen marker, counted as not reached). Not marked now but live
+     * at the census: the collector marked it after the mark phase, for
+     * finalization (an object whose finalizer is due, what it reaches, a
+     * strong toggle-ref): retained by gc:finalization
+     * (hp_retainer_label_of). */
+    hp_ident fin = {0}, uns = {0};
+    fin.kind = uns.kind = HP_RET_GCROLE;
+    fin.module = uns.module = -1;
+    fin.key = HP_GCROLE_FINALIZATION;
+    uns.key = HP_GCROLE_UNSEEN;
+    hp_ret_.final_set = hp_ret_set_single(hp_ret_ident_intern(&fin));
+    hp_ret_.unseen_set = hp_ret_set_single(hp_ret_ident_intern(&uns));
+    uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set;
+    uintptr_t page = 0;
+    int page_in_use = 0;
+    for (size_t i = 0; i < nrec && i < hp_ret_.indexed; i++) {
+        uintptr_t base = recs[i].base;
+        if (hp_trace_valid(recs[i].word, hp_ret_.parity)) continue;
+        /* Freed by the program (GC_free, a moving GC_realloc): the record
+         * goes at the sweep, its block may be part of another object. */
+        if (hp_shadow_is_freed(&recs[i], i)) continue;
+        /* GC_is_marked only where a block is in use (as the sweep). */
+        if (base >> 12 != page) {
+            page = base >> 12;
+            page_in_use = hp_real.GC_base((void *)base) != NULL;
+        }
+        if (!page_in_use) continue;
+        if (hp_real.GC_is_marked((void *)base)) recs[i].word = unseen_word;
+    }
     hp_ret_.traversed = 1;
     uint64_t t1 = hp_mono_ns();
     hp_ret_.mark_ns_last = mark_ns;
@@ -397,6 +453,10 @@ static void ident_text(hp_buf *b, uint32_t id)
         hp_buf_str(b, "mark:");
         code_text(b, d->key);
         break;
+    case HP_RET_GCROLE:
+        hp_buf_str(b, d->key == HP_GCROLE_FINALIZATION ? "gc:finalization"
+                      : d->key == HP_GCROLE_FRAMES ? "gc:frames" : "gc:unseen");
+        break;
     }
 }
 
@@ -425,8 +485,18 @@ static uint32_t set_label(uint32_t s)
 
 uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
 {
-    if (hp_ret_.traversed && hp_trace_valid(r->word, hp_ret_.parity)) {
-        uint32_t s = r->word & HP_TRACE_LABEL_MASK;
+    int valid = hp_ret_.traversed && hp_trace_valid(r->word, hp_ret_.parity);
+    int unseen = valid && (r->word & HP_TRACE_LABEL_MASK) == hp_ret_.unseen_set;
+    /* Live now, not marked at the mark phase's end: marked for
+     * finalization after it (the pass at the end of the traversal). */
+    int final = hp_ret_.traversed && !valid && idx < hp_ret_.indexed;
+    if ((valid && !unseen) || final) {
+        uint32_t s = final ? hp_ret_.final_set : r->word & HP_TRACE_LABEL_MASK;
+        if (final) {
+            r->word &= ~HP_TRACE_SET_BIT;
+            hp_ret_.final_bytes += r->granted;
+            hp_ret_.final_objects++;
+        }
         /* Per-set arrays sized for every set at the first use in a census
          * (no set is made during the census). */
         if (s >= hp_ret_.sets_sized) {
@@ -491,14 +561,24 @@ void hp_retainer_census_done(double t)
         hp_buf_str(b, " of ");
         hp_buf_u64(b, hp_ret_.attributed_bytes + hp_ret_.unreached_bytes + hp_ret_.new_bytes);
         hp_buf_str(b, " bytes");
+        if (hp_ret_.final_objects) {
+            hp_buf_str(b, "; held by gc:finalization (marked by the collector after the "
+                          "mark phase, for finalization): ");
+            hp_buf_u64(b, hp_ret_.final_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.final_objects);
+            hp_buf_str(b, " objects");
+        }
         if (hp_ret_.unreached_objects) {
             hp_buf_str(b, "; not reached from known roots: ");
             hp_buf_u64(b, hp_ret_.unreached_bytes);
             hp_buf_str(b, " bytes in ");
             hp_buf_u64(b, hp_ret_.unreached_objects);
-            hp_buf_str(b, " objects (live only through finalizable objects or the "
-                          "collector's own frames, or, in incremental mode, allocated or "
-                          "moved during the mark cycle) from ");
+            hp_buf_str(b, " objects (marked by the collector from a root heapprof did "
+                          "not see: a pointer held only in the collecting thread's "
+                          "registers or its frames below the program's outermost GC_ "
+                          "call, or, in incremental mode, written during the mark cycle) "
+                          "from ");
             /* The three largest sites. */
             uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
             uint32_t *tc = (uint32_t *)hp_ret_.touched_vec.base;
@@ -533,6 +613,7 @@ void hp_retainer_census_done(double t)
     if (sb) memset(sb, 0, hp_ret_.set_bytes_vec.committed);
     hp_ret_.attributed_bytes = hp_ret_.attributed_objects = hp_ret_.unreached_bytes = hp_ret_.unreached_objects = 0;
     hp_ret_.new_bytes = hp_ret_.new_objects = 0;
+    hp_ret_.final_bytes = hp_ret_.final_objects = 0;
     hp_ret_.sets_this_census = 0;
     hp_ret_.traversed = 0;
 }

@@ -20,8 +20,13 @@ typedef struct hp_root_range {
     const unsigned char *copy;/* a snapshot of [lo, lo + copied), or NULL */
     size_t copied;
     uint8_t eager;            /* pushed with GC_push_all_eager: interior pointers valid */
+    uint8_t role;             /* HP_ROLE_*: pushed inside a libgc function of known role */
     uintptr_t pusher;         /* return address of the push call (who pushed it) */
 } hp_root_range;
+
+/* The role of a libgc function that pushes roots through the exported
+ * push calls, when heapprof wraps it (preload/hp_push_wrappers.c). */
+enum { HP_ROLE_NONE, HP_ROLE_FINALIZATION };
 
 /* A range the program registered with GC_add_roots, and the stack that
  * registered it (its name in the profile). */
@@ -56,6 +61,7 @@ typedef struct hp_rootrec_state {
     _Atomic uint32_t nranges;
     _Atomic size_t snap_used;
     _Atomic int overflow;
+    int role;                     /* HP_ROLE_* of the push under way (collecting thread) */
 } hp_rootrec_state;
 extern hp_rootrec_state hp_rootrec_;
 

@@ -108,6 +108,7 @@ void hp_rootrec_pushed(void *bottom, void *top, int eager, uintptr_t pusher)
     r->hi = hi;
     r->eager = (uint8_t)eager;
     r->pusher = pusher;
+    r->role = (uint8_t)hp_rootrec_.role;
     r->copy = NULL;
     r->copied = 0;
     /* The pushing thread's own stack, just above this frame: copy what

@@ -8,6 +8,7 @@
 #include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
+#include "core/hp_shadow.h"
 
 #include <string.h>
 
@@ -118,7 +119,13 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     /* A base may appear twice (freed, then handed out again, maybe at
      * another size): the later record is the newer object. */
     hp_page *prev = NULL;
+    /* A record the program resized in place since the last sweep (a
+     * GC_realloc that grew it) scans at its new size (the sweep would
+     * apply the resize only after this collection); one it freed is not
+     * indexed (its block may be part of another object by now). */
+    int frees = hp_shadow_has_frees();
     for (size_t i = 0; i < nrecs; i++) {
+        if (frees && hp_shadow_freed_at(&recs[i], i)) continue;
         if ((hp_trace_ix_.pages_used + 1) * 2 > hp_trace_ix_.page_cap) {
             /* Grow the page table: rehash into a bigger one. */
             uint64_t oldcap = hp_trace_ix_.page_cap;
