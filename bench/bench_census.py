@@ -13,10 +13,13 @@
    of N.
 4. Real runtimes (when installed): Guile filling a hash table
    (tests/external/runtimes/hash.scm, HP_N=150000) and sorting 300,000
-   strings, ECL's list workload (list.lsp): the traversal against the
-   collector's mark over the whole run (.prof "traversal total"), and the
-   run's wall time against the plain run (best of N), under retainer and
-   roots.
+   strings, ECL's list workload (list.lsp), w3m dumping a 5000-row table,
+   nix-instantiate folding into an 8000-attribute set, GNU poke running a
+   script over a binary file, Inkscape exporting a 3300-element SVG to PNG
+   (inputs made here): the traversal against the collector's mark over the
+   whole run (.prof "traversal total"), the run's wall time against the
+   plain run (best of N), under retainer and roots, and the smallest share
+   of live bytes the retainer profile attributed at a census.
 
 Prints ratios: traversal / collector mark (same collections), traversal /
 the collector's full collection (plain run), and trees.c overhead.
@@ -67,6 +70,97 @@ SORT_SCM = ('(define l (let loop ((i 0) (acc (quote ()))) (if (= i 300000) acc '
             '(display (length (sort l string<?))) (newline)')
 
 
+NIX_FOLD = """let
+  n = 8000;
+  step = acc: i: acc // { "k${toString i}" = { v = i; s = "x${toString i}"; }; };
+  big = builtins.foldl' step {} (builtins.genList (x: x) n);
+in builtins.length (builtins.attrNames big)
+"""
+
+POKE_SUM = """var f = open ("data.bin");
+var total = 0 as uint<64>;
+var a = uint<32>[5000] @ f : 0#B;
+for (e in a) total = total + e;
+var strs = string[] ();
+for (var i = 0; i < 2000; i++) strs += [format ("%u32d", a[i])];
+printf ("%u64d %u64d\\n", total, strs'length);
+close (f);
+"""
+
+
+def other_programs(work):
+    """The other Debian programs on libgc, with inputs made here (each
+    skipped, with the package to install, when missing)."""
+    import random
+    rnd = random.Random(1)
+    progs = []
+    d = os.path.join(work, "inputs")
+    os.makedirs(d, exist_ok=True)
+    missing = []
+    if shutil.which("w3m"):
+        rows = "".join("<tr><td>%d</td><td>cell %d</td><td><a href='x%d.html'>link %d</a></td></tr>\n"
+                       % (i, i * 7, i, i) for i in range(5000))
+        with open(os.path.join(d, "table.html"), "w") as f:
+            f.write("<html><body><table>%s</table></body></html>" % rows)
+        progs.append(("w3m -dump, 5000-row table", ["w3m", "-dump", os.path.join(d, "table.html")],
+                      {}, "w3m"))
+    else:
+        missing.append("w3m")
+    if shutil.which("nix-instantiate"):
+        with open(os.path.join(d, "fold.nix"), "w") as f:
+            f.write(NIX_FOLD)
+        progs.append(("nix-instantiate --eval, fold into an 8000-attribute set",
+                      ["nix-instantiate", "--eval", os.path.join(d, "fold.nix")], {},
+                      "nix-instantiate"))
+    else:
+        missing.append("nix-bin")
+    if shutil.which("poke"):
+        with open(os.path.join(d, "data.bin"), "wb") as f:
+            f.write(bytes(rnd.randrange(256) for _ in range(40000)))
+        with open(os.path.join(d, "sum.pk"), "w") as f:
+            f.write(POKE_SUM.replace("data.bin", os.path.join(d, "data.bin")))
+        progs.append(("poke -L, a script over a binary file",
+                      ["poke", "-L", os.path.join(d, "sum.pk")], {}, "poke"))
+    else:
+        missing.append("poke")
+    if shutil.which("inkscape"):
+        els = "".join('<rect x="%d" y="%d" width="%d" height="%d" fill="#%06x"/>\n'
+                      % (rnd.randint(0, 900), rnd.randint(0, 900), rnd.randint(5, 80),
+                         rnd.randint(5, 80), rnd.randint(0, 0xffffff)) for _ in range(3000))
+        els += "".join('<text x="%d" y="%d">label %d</text>\n'
+                       % (rnd.randint(0, 900), rnd.randint(0, 900), i) for i in range(300))
+        with open(os.path.join(d, "pic.svg"), "w") as f:
+            f.write('<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">%s</svg>'
+                    % els)
+        home = os.path.join(d, "home")
+        os.makedirs(home, exist_ok=True)
+        progs.append(("inkscape --export-type=png, 3300 elements",
+                      ["inkscape", "--export-type=png",
+                       "--export-filename=" + os.path.join(d, "out.png"),
+                       os.path.join(d, "pic.svg")], {"HOME": home}, "inkscape"))
+    else:
+        missing.append("inkscape")
+    if missing:
+        print("\n(not installed, so not measured: %s; apt-get install %s)"
+              % (", ".join(missing), " ".join(missing)))
+    return progs
+
+
+def coverage(prof_path):
+    """The smallest share of live bytes attributed at a census with a
+    traversal (RETAINER CENSUSES 'N of M bytes'), or None."""
+    with open(prof_path) as f:
+        text = f.read()
+    if "RETAINER CENSUSES" not in text:
+        return None
+    worst = None
+    for m in re.finditer(r"  (\d+) of (\d+) bytes", text.split("RETAINER CENSUSES", 1)[1]):
+        got, live = int(m.group(1)), int(m.group(2))
+        if live:
+            worst = got / live if worst is None else min(worst, got / live)
+    return worst
+
+
 def runtimes(work, base, lib, runs):
     rt = os.path.join(REPO, "tests", "external", "runtimes")
     progs = []
@@ -79,20 +173,23 @@ def runtimes(work, base, lib, runs):
     if shutil.which("ecl"):
         progs.append(("ecl, list workload", ["ecl", "--norc", "--shell",
                                              os.path.join(rt, "list.lsp")], {}, "ecl"))
+    progs += other_programs(work)
     if not progs:
-        print("\n(no guile or ecl installed: no runtime figures)")
+        print("\n(none of guile, ecl, w3m, nix-instantiate, poke, inkscape installed: "
+              "no runtime figures)")
         return
     print()
     print(f"real runtimes, best of {runs} wall seconds; traversal and mark over the whole run")
     print()
-    print("| program | mode | wall s | vs plain | traversal ms | mark ms | traversal / mark |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| program | mode | wall s | vs plain | traversal ms | mark ms | traversal / mark "
+          "| least attributed at a census |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, argv, extra, stem in progs:
         plain = None
         for _ in range(runs):
             w, _, _ = bench_trees.run_once(argv, dict(base, **extra), work)
             plain = w if plain is None else min(plain, w)
-        print(f"| {name} | plain | {plain:.2f} | 1.00x | | | |")
+        print(f"| {name} | plain | {plain:.2f} | 1.00x | | | | |")
         for mode, section in (("retainer", "RETAINER CENSUSES"), ("roots", "ROOT CENSUSES")):
             best, tr, mk = None, None, None
             for i in range(runs):
@@ -102,13 +199,16 @@ def runtimes(work, base, lib, runs):
                 w, _, _ = bench_trees.run_once(argv, env, cwd)
                 if best is None or w < best:
                     best = w
+                    cov = coverage(os.path.join(cwd, stem + ".prof"))
                     rows = census_lines(os.path.join(cwd, stem + ".prof"), section)
                     tr = sum(r[0] for r in rows) if rows else None
                     mk = sum(r[1] for r in rows) if rows else None
             ratio = f"{tr / mk:.2f}x" if tr is not None and mk else "-"
             trs = f"{tr:.1f}" if tr is not None else "-"
             mks = f"{mk:.1f}" if mk is not None else "-"
-            print(f"| {name} | {mode} | {best:.2f} | {best / plain:.2f}x | {trs} | {mks} | {ratio} |")
+            covs = f"{100 * cov:.2f}%" if cov is not None else ""
+            print(f"| {name} | {mode} | {best:.2f} | {best / plain:.2f}x | {trs} | {mks} | {ratio} "
+                  f"| {covs} |")
 
 
 def main():

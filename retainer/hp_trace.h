@@ -95,7 +95,12 @@ hp_trace_stats hp_trace_scc_end(int *ok);
  * into -- a record index, or an untracked entry in *untracked, or
  * neither -- and whether a record's words are scanned. */
 uint32_t hp_trace_target(uintptr_t v, int interior, struct hp_tentry **untracked);
-int hp_trace_rec_scanned(const hp_rec *r);
+#define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
+#define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
+static inline int hp_trace_rec_scanned(const hp_rec *r)
+{
+    return r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
+}
 
 /* Could `v` point into the heap? (the collector's plausible bounds,
  * read at hp_trace_begin) */

@@ -88,8 +88,11 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 static uint32_t node_of(uintptr_t v, int interior)
 {
     if (!hp_trace_plausible(v)) return HP_NO_RECORD;
+    /* Most words point at a tracked object's start: the index, inline. */
+    uint32_t idx = hp_trace_record_at(v);
+    if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
     hp_tentry *e;
-    uint32_t idx = hp_trace_target(v, interior, &e);
+    idx = hp_trace_target(v, interior, &e);
     if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
     if (!e) return HP_NO_RECORD;
     if (e->pending) return (uint32_t)(e->pending - 1);

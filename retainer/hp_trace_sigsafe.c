@@ -13,8 +13,6 @@
 #include <string.h>
 
 
-#define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
-#define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
 
 typedef struct hp_titem { uintptr_t lo, hi; const unsigned char *copy; uint64_t payload; int interior; } hp_titem;
 
@@ -270,10 +268,6 @@ uint32_t hp_trace_target(uintptr_t v, int interior, hp_tentry **untracked)
     return target_of(v, interior, untracked);
 }
 
-int hp_trace_rec_scanned(const hp_rec *r)
-{
-    return r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
-}
 
 /* Reach the oldest waiting edge; 0 when none waits. */
 static int reach_next(void)
