@@ -10,7 +10,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
-    "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no, " \
+    "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, " \
     "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off"
 
@@ -74,6 +74,8 @@ const char *hp_config_help(void)
 "  rset=R[+R...]  cc, module, kind, retainer: only objects whose retainer set holds a\n"
 "              retainer named R (GHC -hr), e.g. rset=g_cache or stack:main\n"
 "  noroot=yes  roots mode: show bytes reachable from no named root as NOROOT\n"
+"  noroot=retainers  roots mode: split NOROOT by what retains it instead, as\n"
+"              the retainer profile names it (NOROOT:(id)stack:main, ...)\n"
 "  walk=W      retainer sets by: auto (default), depth (from each root in\n"
 "              turn), components (strongly connected: each object once)\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
@@ -272,10 +274,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                         "bad value in HEAPPROF option '%s': walk is auto, depth or "
                         "components", s, n);
             } else if (key_is(s, klen, "noroot")) {
-                if (key_is(v, vlen, "yes")) c->noroot = 1;
-                else if (key_is(v, vlen, "no")) c->noroot = 0;
+                if (key_is(v, vlen, "yes")) c->noroot = HP_NOROOT_YES;
+                else if (key_is(v, vlen, "no")) c->noroot = HP_NOROOT_NO;
+                else if (key_is(v, vlen, "retainers")) c->noroot = HP_NOROOT_RETAINERS;
                 else return set_err(err, errlen,
-                        "bad value in HEAPPROF option '%s': noroot is yes or no", s, n);
+                        "bad value in HEAPPROF option '%s': noroot is yes, no or retainers",
+                        s, n);
             } else if (key_is(s, klen, "ldv")) {
                 /* HEAPPROF=ldv=page: ldv= first names the mode too. */
                 if (first) c->mode = HP_MODE_LDV;

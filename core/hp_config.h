@@ -48,9 +48,11 @@ typedef struct hp_config {
     char retainers[HP_FILTER_MAX];
     int bound;
     char filter_rset[HP_FILTER_MAX];
-    int noroot;           /* roots mode: show bytes reachable from no named root */
+    int noroot;           /* roots mode: bytes reachable from no named root: HP_NOROOT_* */
     int ret_walk;         /* retainer sets: HP_WALK_* */
 } hp_config;
+/* noroot=: leave them out, one NOROOT band, or NOROOT:<retainer set>. */
+enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };
 
 /* How the retainer profile walks the heap (retainer/hp_retainer_sigsafe.c):
  * chosen per census from the last one, depth-first from each root, or by

@@ -25,6 +25,7 @@ int hp_retainer_init(void)
         hp_vec_reserve(&hp_ret_.set_bytes_vec, (size_t)1 << 34) || hp_vec_reserve(&hp_ret_.set_seen_vec, (size_t)1 << 32) ||
         hp_vec_reserve(&hp_ret_.ccs_class_vec, (size_t)1 << 32) || hp_vec_reserve(&hp_ret_.unreached_vec, (size_t)1 << 35) ||
         hp_vec_reserve(&hp_ret_.touched_vec, (size_t)1 << 34) || hp_vec_reserve(&hp_ret_.rset_match_vec, (size_t)1 << 32) ||
+        hp_vec_reserve(&hp_ret_.noroot_label_vec, (size_t)1 << 32) ||
         hp_buf_init(&hp_ret_.prof_lines, (size_t)1 << 32) || hp_buf_init(&hp_ret_.text, (size_t)1 << 24))
         return -1;
     /* Set 0 is MANY: no members. */

@@ -27,11 +27,19 @@ int hp_retainer_init(void);
 void hp_retainer_prepare(void);
 /* MARK_END of a collection that takes a census (world stopped). */
 void hp_retainer_traverse(uint64_t mark_ns);
+/* The named-roots profile with noroot=retainers, at MARK_END after its own
+ * walk: label what no named root reached with retainer sets (depth-first,
+ * the same index and parity). */
+void hp_retainer_traverse_rest(uint64_t mark_ns);
 /* The census: the band label of a live record, or UINT32_MAX when it has
  * no retainer set this census (not reached; `idx` >= the records indexed
  * means it was allocated during the collection). Counts for the sanity
  * line. */
 uint32_t hp_retainer_label_of(hp_rec *r, size_t idx);
+/* The named-roots profile's label for a record no named root reached:
+ * NOROOT:<its retainer set> (counted in the retainer census line), or
+ * UINT32_MAX when no retainer reached it either. */
+uint32_t hp_retainer_noroot_label(hp_rec *r, size_t idx);
 /* The census is complete (profile time t): close its .prof line. */
 void hp_retainer_census_done(double t);
 /* Does record r's retainer set (this census) hold a retainer whose name is

@@ -43,6 +43,9 @@ typedef struct hp_ident {
 #define HP_NEAR ((uintptr_t)1 << 20)
 #define RET_MANY UINT32_MAX  /* payload: "more retainers than the bound" */
 #define SET_MANY 0           /* set id of MANY */
+/* A label bit: a retainer set in the named-roots profile's words, beside
+ * its bins (noroot=retainers; hp_retainer_traverse_rest). */
+#define RET_IN_ROOTS 0x20000000u
 
 typedef struct { uint32_t set, ret, result, pad; } add_cache_entry;
 typedef struct hp_retainer_state {
@@ -86,6 +89,7 @@ typedef struct hp_retainer_state {
      * marked at MARK_END), and the marker set of what it marked from a
      * root heapprof did not see. */
     uint32_t final_set, unseen_set;
+    hp_vec noroot_label_vec;            /* uint32_t label id + 1 per set: NOROOT:<set> */
     uint64_t final_bytes, final_objects;
 } hp_retainer_state;
 extern hp_retainer_state hp_ret_;

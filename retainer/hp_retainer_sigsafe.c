@@ -83,6 +83,20 @@ static int retain_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t 
 }
 
 /* The component walk's view of retainers (hp_trace_scc_sigsafe.c). */
+/* The named-roots profile with noroot=retainers: after its own walk, this
+ * one labels what no named root reached (hp_trace_again, same parity).
+ * Its labels carry RET_IN_ROOTS; a label without it is a named-roots bin:
+ * reached by a named root, so never entered. */
+static int rest_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in,
+                      uint64_t *out)
+{
+    if (valid && !(*label & RET_IN_ROOTS)) return 0;
+    uint32_t l = *label & ~RET_IN_ROOTS;
+    int go = retain_visit(&l, valid, rec, in, out);
+    *label = l | RET_IN_ROOTS;
+    return go;
+}
+
 static int scc_is_retainer(const hp_rec *r) { return is_designated(r) || is_uncollectable(r); }
 
 static uint32_t scc_retainer_set(const hp_rec *r) { return hp_ret_set_single(retainer_ident(r)); }
@@ -167,7 +181,14 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
     }
 }
 
-void hp_retainer_traverse(uint64_t mark_ns)
+static void traverse(uint64_t mark_ns, int rest);
+
+void hp_retainer_traverse(uint64_t mark_ns) { traverse(mark_ns, 0); }
+
+void hp_retainer_traverse_rest(uint64_t mark_ns) { traverse(mark_ns, 1); }
+
+/* rest: the second walk of the named-roots profile (rest_visit). */
+static void traverse(uint64_t mark_ns, int rest)
 {
     uint64_t t0 = hp_mono_ns();
     hp_ret_.traversed = 0;
@@ -179,12 +200,15 @@ void hp_retainer_traverse(uint64_t mark_ns)
      * few roots (cheapest then), by components once the last census's
      * depth-first walk visited objects more than twice each on average;
      * back when the components' sets average at most 1.5 members. */
-    use_scc = hp_rt.cfg.ret_walk == HP_WALK_SCC ||
-              (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc);
+    use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC ||
+                        (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc));
     hp_trace_set_merge(0);
-    if (hp_trace_begin(use_scc ? NULL : retain_visit) != 0 ||
-        (use_scc && hp_trace_scc_begin(&scc_ops) != 0))
+    if (rest) {
+        if (hp_trace_again(rest_visit) != 0) return;
+    } else if (hp_trace_begin(use_scc ? NULL : retain_visit) != 0 ||
+               (use_scc && hp_trace_scc_begin(&scc_ops) != 0)) {
         return;
+    }
     int all_interior = hp_real.GC_get_all_interior_pointers
                            ? hp_real.GC_get_all_interior_pointers() : 1;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
@@ -197,16 +221,20 @@ void hp_retainer_traverse(uint64_t mark_ns)
     for (size_t i = 0; i < n; i++) {
         const hp_root_range *g = &rr[i];
         /* The same range pushed twice (a mark-stack overflow restarts
-         * the root pushes): once is enough. */
+         * the root pushes, all of them): once is enough -- unless it was
+         * copied (the collecting thread's own frames, which the restart
+         * has changed: each push is what the collector saw then). */
         int dup = 0;
-        for (size_t k = i; k-- > 0 && k + 8 > i;)
-            if (rr[k].lo == g->lo && rr[k].hi == g->hi) dup = 1;
+        for (size_t k = i; !g->copy && k-- > 0 && k + 64 > i && !dup;)
+            if (rr[k].lo == g->lo && rr[k].hi == g->hi && rr[k].eager == g->eager) dup = 1;
         if (dup) continue;
         int interior = g->eager || all_interior;
         const hp_stack_entry *se = hp_thread_stack_of(g->lo);
-        /* A thread's stack pushed again later in the cycle (incremental
-         * mode) supersedes this push. */
-        if (se) {
+        /* In incremental mode, a thread's stack pushed again later in the
+         * cycle supersedes this push. (Not otherwise: within one mark
+         * phase the collecting thread pushes two parts of its stack, its
+         * saved registers and its frames, and both are roots.) */
+        if (se && incremental) {
             for (size_t k = i + 1; k < n && !dup; k++)
                 if (rr[k].eager == g->eager && rr[k].lo != g->lo &&
                     hp_thread_stack_of(rr[k].lo) == se)
@@ -347,7 +375,8 @@ void hp_retainer_traverse(uint64_t mark_ns)
     uns.key = HP_GCROLE_UNSEEN;
     hp_ret_.final_set = hp_ret_set_single(hp_ret_ident_intern(&fin));
     hp_ret_.unseen_set = hp_ret_set_single(hp_ret_ident_intern(&uns));
-    uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set;
+    uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set |
+                           (rest ? RET_IN_ROOTS : 0);
     uintptr_t page = 0;
     int page_in_use = 0;
     for (size_t i = 0; i < nrec && i < hp_ret_.indexed; i++) {
@@ -481,6 +510,35 @@ static uint32_t set_label(uint32_t s)
     }
     *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
     return *l - 1;
+}
+
+/* The label NOROOT:<set's label> (named-roots profile), made once. */
+static uint32_t noroot_set_label(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.noroot_label_vec, (size_t)(s + 1) * 4)) return UINT32_MAX;
+    uint32_t *l = &((uint32_t *)hp_ret_.noroot_label_vec.base)[s];
+    if (*l) return *l - 1;
+    uint32_t inner = set_label(s);
+    hp_buf_reset(&hp_ret_.text);
+    hp_buf_str(&hp_ret_.text, "NOROOT:");
+    hp_buf_str(&hp_ret_.text, hp_names_label(inner));
+    *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
+    return *l - 1;
+}
+
+uint32_t hp_retainer_noroot_label(hp_rec *r, size_t idx)
+{
+    /* The retainer walk's label without its flag, so that the retainer
+     * profile's own census accounting applies (the bytes of each set, the
+     * sanity line); a named-roots bin never comes here. */
+    int mine = hp_trace_valid(r->word, hp_ret_.parity) && (r->word & RET_IN_ROOTS);
+    hp_rec tmp = *r;
+    if (mine) tmp.word &= ~RET_IN_ROOTS;
+    int final = hp_ret_.traversed && !mine && idx < hp_ret_.indexed;
+    uint32_t l = hp_retainer_label_of(&tmp, idx);
+    r->word = mine ? tmp.word | RET_IN_ROOTS : tmp.word;
+    if (l == UINT32_MAX) return UINT32_MAX;
+    return noroot_set_label(final ? hp_ret_.final_set : tmp.word & HP_TRACE_LABEL_MASK);
 }
 
 uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)

@@ -57,6 +57,11 @@ void hp_trace_set_merge(int on);
  * the caller) and flip the parity. Returns 0, or -1 when out of memory.
  * `visit` is NULL for the component walk below. */
 int hp_trace_begin(hp_trace_visit_fn visit);
+/* A second walk in the same collection, after hp_trace_end: the same
+ * index and parity, so the first walk's labels stay valid and `visit`
+ * sees them (the named-roots profile labels what no named root reaches
+ * with retainer sets so). Depth-first only (merge off). */
+int hp_trace_again(hp_trace_visit_fn visit);
 /* Reach whatever the words of [lo, hi) point to, with `payload`.
  * `interior`: interior pointers count (stacks: always, as the collector's
  * eager push). `copy`: read the words from here instead of lo. */

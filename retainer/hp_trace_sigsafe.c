@@ -377,6 +377,18 @@ void hp_trace_run(void)
     }
 }
 
+int hp_trace_again(hp_trace_visit_fn fn)
+{
+    if (!recs && nrecs) return -1;
+    visit = fn;
+    q_head = q_tail = 0;
+    objq_head = objq_n = reachq_head = reachq_n = 0;
+    memset(&st, 0, sizeof st);
+    failed = 0;
+    depth = 0;
+    return 0;
+}
+
 hp_trace_stats hp_trace_end(size_t *indexed)
 {
     *indexed = nrecs;

@@ -3,6 +3,7 @@
  * table under the collector's allocation lock (program threads; a mutex
  * serialises set_roots). The census side is hp_roots_sigsafe.c. */
 #include "roots/hp_roots.h"
+#include "retainer/hp_retainer.h"
 #include "roots/hp_roots_internal.h"
 #include "retainer/hp_trace.h"
 #include "include/heapprof.h"
@@ -220,4 +221,9 @@ int hp_roots_clear(void)
     memset(&c, 0, sizeof c);
     c.op = OP_CLEAR;
     return run_change(&c);
+}
+
+void hp_roots_before_stop(void)
+{
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_prepare();
 }

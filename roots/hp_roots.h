@@ -26,6 +26,10 @@
 int hp_roots_init(void);
 /* MARK_END of a census collection (world stopped). */
 void hp_roots_traverse(uint64_t mark_ns);
+/* noroot=retainers: the retainer profile's preparation before the world
+ * stops, and its root ranges forgotten at the mark phase's end. */
+void hp_roots_before_stop(void);
+void hp_roots_mark_end(void);
 /* RECLAIM_END of every collection, before the sweep: roots whose objects
  * died drop out (lock held). */
 void hp_roots_check_alive(double now);

@@ -5,6 +5,8 @@
  * reaches these too). */
 #include "roots/hp_roots.h"
 #include "roots/hp_roots_internal.h"
+#include "retainer/hp_retainer.h"
+#include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace.h"
 #include "include/heapprof.h"
 #include "core/hp_hash.h"
@@ -126,6 +128,14 @@ void hp_roots_traverse(uint64_t mark_ns)
     hp_roots_.mark_ns_last = mark_ns;
     hp_roots_.trace_ns_last = t1 - t0;
     hp_rt_exclude(t1 - t0);
+    /* noroot=retainers: the rest, by retainer set (timed on its own, in
+     * the RETAINER CENSUSES lines). */
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_traverse_rest(mark_ns);
+}
+
+void hp_roots_mark_end(void)
+{
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_rootrec_reset();
 }
 /* ---- end of MARK_END code ---- */
 
@@ -154,7 +164,6 @@ void hp_roots_note_free(uintptr_t base)
 
 uint32_t hp_roots_label_of(hp_rec *r, size_t idx)
 {
-    (void)idx;
     if (hp_roots_.traversed && hp_trace_valid(r->word, hp_trace_parity())) {
         uint32_t id = r->word & HP_TRACE_LABEL_MASK;
         if (id < hp_roots_.nbins) {
@@ -170,7 +179,11 @@ uint32_t hp_roots_label_of(hp_rec *r, size_t idx)
         }
     }
     hp_roots_.noroot_bytes += r->granted;
-    if (!hp_rt.cfg.noroot) return UINT32_MAX;
+    if (hp_rt.cfg.noroot == HP_NOROOT_NO) return UINT32_MAX;
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS && hp_roots_.traversed) {
+        uint32_t l = hp_retainer_noroot_label(r, idx);
+        if (l != UINT32_MAX) return l;
+    }
     if (!hp_roots_.noroot_label) hp_roots_.noroot_label = hp_names_intern_label("NOROOT") + 1;
     return hp_roots_.noroot_label - 1;
 }
@@ -198,6 +211,7 @@ void hp_roots_census_done(double t)
         hp_buf_str(b, "no traversal (no collection could be run)");
     }
     hp_buf_chr(b, '\n');
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_census_done(t);
     if (hp_roots_.bin_bytes_vec.base) memset(hp_roots_.bin_bytes_vec.base, 0, hp_roots_.bin_bytes_vec.committed);
     hp_roots_.reached_bytes = hp_roots_.noroot_bytes = 0;
     hp_roots_.bins_this_census = 0;
@@ -214,6 +228,10 @@ void hp_roots_write_prof(int fd)
     hp_buf_str(&out, "\nROOT CENSUSES (time s, traversal ms, collector mark ms, ratio, objects "
                      "reached, bins, bytes reached, bytes reached by no named root)\n\n");
     hp_buf_put(&out, (const char *)hp_roots_.census_lines.vec.base, hp_roots_.census_lines.len);
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS)
+        hp_buf_str(&out, "\nWhat no named root reached, by retainer set (noroot=retainers): "
+                         "the retainer profile's sections below count those bytes only.\n");
     hp_buf_write(&out, fd);
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_write_prof(fd);
 }
 

@@ -52,6 +52,24 @@ class Roots(hptest.ProfileTest):
         # collector reported objects heapprof saw allocated outside the roots.
         self.assertEqual(last.get("NOROOT", 0), 0)
 
+    def test_noroot_by_retainer(self):
+        # noroot=retainers (issue "retainers on real runtimes": named roots
+        # gain the retainer profile's naming for what no named root
+        # reaches): the bins are as without it, and a chain only the static
+        # g_cache holds is NOROOT:(id)g_cache, exactly its bytes, though
+        # one of its links points into eps (named roots take precedence).
+        # The .prof carries the retainer sections for those bytes: all
+        # attributed.
+        r, hp, prof = self.roots("rest", ",noroot=retainers")
+        exp = expected(r.stdout)
+        got = {re.sub(r"^NOROOT:\(\d+\)", "NOROOT:", k): v for k, v in hp.last().items()}
+        self.assertEqual(got, exp)
+        self.assertIn("SET ", prof.split("What no named root reached")[1])
+        lines = re.findall(r"^\S+  .*bytes.*$", prof.split("RETAINER CENSUSES")[1], re.M)
+        m = re.search(r"(\d+) of (\d+) bytes", lines[-1])
+        self.assertEqual(int(m.group(1)), exp["NOROOT:g_cache"], lines[-1])
+        self.assertEqual(m.group(1), m.group(2), lines[-1])
+
     def test_64_roots_overlapping(self):
         r, hp, prof = self.roots("many")
         self.assertEqual(rcs(r.stdout), {"set": 0})

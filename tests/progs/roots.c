@@ -7,7 +7,9 @@
  *   many     64 roots on a chain: object k is reached by roots r0..rk
  *   die      a root whose object dies, then a census
  *   replace  roots replaced between two censuses
- *   bad      every kind of bad input; the roots set before stay in force */
+ *   bad      every kind of bad input; the roots set before stay in force
+ *   rest     hsc, and a chain only a static variable holds (one link also
+ *            points at eps): with noroot=retainers it is NOROOT:g_cache */
 #include <gc.h>
 #include <heapprof.h>
 #include <stdio.h>
@@ -131,6 +133,22 @@ __attribute__((noinline)) static void bad(void)
     printf("EXPECT kept %zu\n", sz(g_keep[0]));
 }
 
+link *g_cache;
+
+__attribute__((noinline)) static void rest(void)
+{
+    hsc();
+    size_t bytes = 0;
+    for (int i = 0; i < 10; i++) {
+        link *x = GC_MALLOC(sizeof *x);
+        x->next = g_cache;
+        g_cache = x;
+        bytes += sz(x);
+    }
+    g_cache->pad = (long)g_hsc->eps;   /* reached by named roots anyway */
+    printf("EXPECT NOROOT:g_cache %zu\n", bytes);
+}
+
 int main(int argc, char **argv)
 {
     GC_INIT();
@@ -144,6 +162,7 @@ int main(int argc, char **argv)
         GC_gcollect();
         replace_second();
     } else if (strcmp(what, "bad") == 0) bad();
+    else if (strcmp(what, "rest") == 0) rest();
     else return 2;
     fflush(stdout);
     scrub_stack();

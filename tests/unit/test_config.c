@@ -274,6 +274,7 @@ Test(config, retainer_and_roots_keys)
     cr_assert_str_eq(c.filter_rset, "g_cache+stack:main");
     cr_assert_eq(parse_ok("roots,noroot=yes").noroot, 1);
     cr_assert_eq(parse_ok("roots,noroot=yes,noroot=no").noroot, 0);
+    cr_assert_eq(parse_ok("roots,noroot=retainers").noroot, HP_NOROOT_RETAINERS);
     cr_assert_eq(parse_ok("bound=1").bound, 1);
     cr_assert_eq(parse_ok("bound=64").bound, 64);
     parse_bad("retainer,bound=0", "'bound=0'", "1 to 64", NULL);
@@ -282,7 +283,7 @@ Test(config, retainer_and_roots_keys)
     parse_bad("retainer,retainers=a++b", "'retainers=a++b'", "joined by '+'", NULL);
     parse_bad("retainer,retainers=+a", "'retainers=+a'", NULL);
     parse_bad("cc,rset=a b", "'rset=a b'", NULL);
-    parse_bad("roots,noroot=maybe", "'noroot=maybe'", "yes or no", NULL);
+    parse_bad("roots,noroot=maybe", "'noroot=maybe'", "yes, no or retainers", NULL);
     cr_assert_eq(c.ret_walk, HP_WALK_AUTO);
     cr_assert_eq(parse_ok("retainer,walk=depth").ret_walk, HP_WALK_DEPTH);
     cr_assert_eq(parse_ok("retainer,walk=components").ret_walk, HP_WALK_SCC);
