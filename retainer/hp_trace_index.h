@@ -51,9 +51,8 @@ typedef struct hp_trace_index {
     /* Reserved by hp_trace_init for the walk (hp_trace_sigsafe.c). */
     hp_vec stack_vec, pending_vec, queue_vec;
     /* The component walk's (hp_trace_scc_sigsafe.c). */
-    hp_vec scc_num_vec, scc_low_vec, scc_comp_vec, scc_ubase_vec, scc_inject_vec,
-        scc_frame_vec, scc_tstack_vec, scc_start_vec, scc_order_vec, scc_set_vec,
-        scc_eoff_vec, scc_ecnt_vec, scc_edge_vec;
+    hp_vec scc_node_vec, scc_ubase_vec, scc_inject_vec, scc_frame_vec, scc_tstack_vec,
+        scc_start_vec, scc_order_vec, scc_set_vec, scc_edge_vec;
     void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
 } hp_trace_index;
 extern hp_trace_index hp_trace_ix_;
@@ -95,6 +94,24 @@ static inline uint32_t hp_trace_record_at(uintptr_t base)
     uint32_t off = (uint32_t)(base & 4095);
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
     if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
+    return hp_trace_ix_.slots[p->slot_off + k];
+}
+
+/* The record of the tracked object of a small-object page that contains
+ * `v` (at any offset), its start in *base; HP_NO_RECORD when the page is
+ * not indexed or that slot holds no record. */
+static inline uint32_t hp_trace_record_containing(uintptr_t v, uintptr_t *base)
+{
+    hp_page *p = hp_trace_ix_.last_page;
+    if (!p || p->page != v >> 12) {
+        p = hp_trace_page_find(v >> 12);
+        if (p) hp_trace_ix_.last_page = p;
+    }
+    if (!p || !p->inv) return HP_NO_RECORD;
+    uint32_t off = (uint32_t)(v & 4095);
+    uint32_t k = (uint32_t)(((uint64_t)off * p->inv) >> 32);
+    if (k >= p->nslots) return HP_NO_RECORD;
+    *base = (v & ~(uintptr_t)4095) + (uintptr_t)k * p->size;
     return hp_trace_ix_.slots[p->slot_off + k];
 }
 

@@ -17,15 +17,13 @@ int hp_trace_init(void)
         hp_vec_reserve(&hp_trace_ix_.pending_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.queue_vec, (size_t)1 << 38) != 0)
         return -1;
-    hp_vec *scc[] = {&hp_trace_ix_.scc_num_vec, &hp_trace_ix_.scc_low_vec,
-                     &hp_trace_ix_.scc_comp_vec, &hp_trace_ix_.scc_ubase_vec,
+    hp_vec *scc[] = {&hp_trace_ix_.scc_node_vec, &hp_trace_ix_.scc_ubase_vec,
                      &hp_trace_ix_.scc_inject_vec, &hp_trace_ix_.scc_frame_vec,
                      &hp_trace_ix_.scc_tstack_vec, &hp_trace_ix_.scc_start_vec,
                      &hp_trace_ix_.scc_order_vec, &hp_trace_ix_.scc_set_vec,
-                     &hp_trace_ix_.scc_eoff_vec, &hp_trace_ix_.scc_ecnt_vec,
                      &hp_trace_ix_.scc_edge_vec};
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++)
-        if (hp_vec_reserve(scc[i], (size_t)1 << 37) != 0) return -1;
+        if (hp_vec_reserve(scc[i], (size_t)1 << 38) != 0) return -1;
     /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
      * macros do) has them copy-relocated into itself, and that copy is the
      * one the collector updates; RTLD_NEXT would find libgc's unused one. */

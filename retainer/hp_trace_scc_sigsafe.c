@@ -25,7 +25,7 @@
  *     union (interned, MANY past the bound: hp_retainer_sets_sigsafe.c).
  *  3. Each object's label is its component's set.
  *
- * Invariants: num[n] == 0 until node n is first reached; comp[n] ==
+ * Invariants: nd[n].num == 0 until node n is first reached; nd[n].comp ==
  * HP_SCC_OPEN while n is on Tarjan's stack; the sets are only read after
  * every component is numbered. Node ids: tracked records are their index,
  * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
@@ -48,9 +48,13 @@ static hp_trace_scc_ops ops;
 static size_t nrecs;
 static hp_rec *recs;
 static uint32_t nnodes, counter, ncomp;
-static uint32_t *num, *low, *comp, *tstack, *order, *comp_start, *comp_set;
-static uint32_t *edges, *ecnt;   /* each node's targets, found once: edges[eoff[n] ..] */
-static uint64_t *eoff;
+/* A node's state in one place (one cache line's part, not five arrays):
+ * Tarjan's number and low link, its component, and its edges
+ * edges[eoff .. eoff + ecnt). */
+typedef struct snode { uint32_t num, low, comp, ecnt; uint64_t eoff; } snode;
+static snode *nd;
+static uint32_t *tstack, *order, *comp_start, *comp_set;
+static uint32_t *edges;   /* each node's targets, found once */
 static uint64_t tdepth, nframes, ninject, norder, nedges;
 static frame *frames;
 static inject *injects;
@@ -64,9 +68,7 @@ static hp_trace_stats st;
 
 static int node_room(uint32_t n)
 {
-    return ENSURE(scc_num_vec, num, n, uint32_t) || ENSURE(scc_low_vec, low, n, uint32_t) ||
-           ENSURE(scc_comp_vec, comp, n, uint32_t) || ENSURE(scc_eoff_vec, eoff, n, uint64_t) ||
-           ENSURE(scc_ecnt_vec, ecnt, n, uint32_t);
+    return ENSURE(scc_node_vec, nd, n, snode);
 }
 
 int hp_trace_scc_begin(const hp_trace_scc_ops *o)
@@ -80,7 +82,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
     if (node_room(nnodes + 1) != 0) return -1;
-    memset(num, 0, (size_t)nnodes * sizeof(uint32_t));
+    memset(nd, 0, (size_t)nnodes * sizeof(snode));
     return 0;
 }
 
@@ -100,7 +102,7 @@ static uint32_t node_of(uintptr_t v, int interior)
     if (node_room(k + 1) != 0 || ENSURE(scc_ubase_vec, ubase, k - nrecs + 1, uintptr_t) != 0)
         return HP_NO_RECORD;
     nnodes++;
-    num[k] = 0;
+    nd[k].num = 0;
     ubase[k - nrecs] = e->base;
     e->pending = (uint64_t)k + 1;
     return k;
@@ -139,11 +141,11 @@ static int push_frame(uint32_t n)
         ENSURE(scc_tstack_vec, tstack, tdepth + 1, uint32_t) != 0)
         return -1;
     st.objects++;
-    num[n] = low[n] = ++counter;
-    comp[n] = HP_SCC_OPEN;
+    nd[n].num = nd[n].low = ++counter;
+    nd[n].comp = HP_SCC_OPEN;
     tstack[tdepth++] = n;
-    eoff[n] = nedges;
-    ecnt[n] = 0;
+    nd[n].eoff = nedges;
+    nd[n].ecnt = 0;
     uintptr_t lo, hi;
     const hp_rec *r = rec_of(n);
     if (words_of(n, &lo, &hi)) {
@@ -162,18 +164,18 @@ static int push_frame(uint32_t n)
             edges[nedges++] = t;
             /* Its record and state, needed when the walk comes to it. */
             if (t < nrecs) __builtin_prefetch(&recs[t]);
-            __builtin_prefetch(&num[t]);
+            __builtin_prefetch(&nd[t]);
         }
-        ecnt[n] = (uint32_t)(nedges - eoff[n]);
+        nd[n].ecnt = (uint32_t)(nedges - nd[n].eoff);
     }
-    frames[nframes++] = (frame){n, 0, eoff[n], nedges};
+    frames[nframes++] = (frame){n, 0, nd[n].eoff, nedges};
     return 0;
 }
 
 /* Tarjan's strongconnect from n, without recursion. */
 static void dfs(uint32_t start)
 {
-    if (num[start] || push_frame(start) != 0) return;
+    if (nd[start].num || push_frame(start) != 0) return;
     while (nframes && !failed) {
         frame *f = &frames[nframes - 1];
         uint32_t n = f->node;
@@ -186,16 +188,16 @@ static void dfs(uint32_t start)
                 __builtin_prefetch((const void *)nx->base);
             }
             st.visits++;
-            if (!num[t]) {
+            if (!nd[t].num) {
                 push_frame(t);   /* (frames may have moved) */
-            } else if (comp[t] == HP_SCC_OPEN && num[t] < low[n]) {
-                low[n] = num[t];
+            } else if (nd[t].comp == HP_SCC_OPEN && nd[t].num < nd[n].low) {
+                nd[n].low = nd[t].num;
             }
             continue;
         }
         /* n's words are done. */
         nframes--;
-        if (low[n] == num[n]) {
+        if (nd[n].low == nd[n].num) {
             /* n roots a component: pop it. */
             if (ENSURE(scc_start_vec, comp_start, ncomp + 2, uint32_t) != 0 ||
                 ENSURE(scc_order_vec, order, norder + (tdepth), uint32_t) != 0)
@@ -204,7 +206,7 @@ static void dfs(uint32_t start)
             uint32_t m;
             do {
                 m = tstack[--tdepth];
-                comp[m] = ncomp;
+                nd[m].comp = ncomp;
                 order[norder++] = m;
             } while (m != n);
             ncomp++;
@@ -212,7 +214,7 @@ static void dfs(uint32_t start)
         }
         if (nframes) {
             uint32_t p = frames[nframes - 1].node;
-            if (low[n] < low[p]) low[p] = low[n];
+            if (nd[n].low < nd[p].low) nd[p].low = nd[n].low;
         }
     }
 }
@@ -249,7 +251,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     uint32_t empty = ops.empty_set();
     for (uint32_t c = 0; c < ncomp; c++) comp_set[c] = empty;
     for (uint64_t i = 0; i < ninject; i++) {
-        uint32_t c = comp[injects[i].node];
+        uint32_t c = nd[injects[i].node].comp;
         comp_set[c] = ops.set_union(comp_set[c], injects[i].set);
     }
     /* Predecessors first: decreasing component number. */
@@ -257,9 +259,9 @@ hp_trace_stats hp_trace_scc_end(int *ok)
         uint32_t s = comp_set[c];
         for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
             uint32_t n = order[k];
-            const uint32_t *e = edges + eoff[n];
-            for (uint32_t j = 0; j < ecnt[n]; j++) {
-                uint32_t d = comp[e[j]];
+            const uint32_t *e = edges + nd[n].eoff;
+            for (uint32_t j = 0; j < nd[n].ecnt; j++) {
+                uint32_t d = nd[e[j]].comp;
                 if (d != c && comp_set[d] != s) comp_set[d] = ops.set_union(comp_set[d], s);
             }
         }
@@ -267,9 +269,9 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     /* Labels. */
     uint32_t parity = hp_trace_parity();
     for (uint32_t n = 0; n < nnodes; n++) {
-        if (!num[n]) continue;
-        uint32_t label = comp_set[comp[n]] & HP_TRACE_LABEL_MASK;
-        st.set_members += ops.set_size(comp_set[comp[n]]);
+        if (!nd[n].num) continue;
+        uint32_t label = comp_set[nd[n].comp] & HP_TRACE_LABEL_MASK;
+        st.set_members += ops.set_size(comp_set[nd[n].comp]);
         if (n < nrecs) {
             recs[n].word = parity | HP_TRACE_SET_BIT | label;
         } else {

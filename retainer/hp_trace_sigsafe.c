@@ -233,6 +233,14 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     *untracked = NULL;
     uint32_t idx = hp_trace_record_at(v);
     if (idx != HP_NO_RECORD) return idx;
+    /* Inside a tracked object of a small-object page (a tagged or interior
+     * pointer: ECL's conses are object + 1): the page index knows its
+     * start, without asking the collector. */
+    uintptr_t in_base;
+    idx = hp_trace_record_containing(v, &in_base);
+    if (idx != HP_NO_RECORD && idx < nrecs && recs[idx].base == in_base &&
+        v < in_base + recs[idx].granted)
+        return interior || hp_rootrec_displaced(v - in_base) ? idx : HP_NO_RECORD;
     void *b = hp_real.GC_base((void *)v);
     if (!b) return HP_NO_RECORD;
     uintptr_t base = (uintptr_t)b;
