@@ -79,6 +79,15 @@ class Flags(unittest.TestCase):
              "cc,interval=0,length=60,depth=4,unwind=fp,out=out dir/x"),
             # The same mode twice is no conflict.
             (["-hc", "-h"], "cc"),
+            # Options of one kind of profile; alone, they imply it.
+            (["-hb", "--ldv=page", "--repeat", "4"], "ldv,ldv=page,repeat=4"),
+            (["--ldv=precise"], "ldv,ldv=precise"),
+            (["--repeat=16"], "ldv,repeat=16"),
+            (["-hb", "--syscalls=wrappers", "--checkpoint=off"],
+             "ldv,syscalls=wrappers,checkpoint=off"),
+            (["-hr", "--walk=components"], "retainer,walk=components"),
+            (["--walk=depth"], "retainer,walk=depth"),
+            (["-ho", "--noroot=retainers"], "roots,noroot=retainers"),
         ]
         for flags, want in cases:
             with self.subTest(flags=flags):
@@ -169,6 +178,13 @@ class Errors(unittest.TestCase):
                                        "its options with commas, so a value cannot hold one")
         self.refused(["-hc", "-hr"], "-hc and -hr both given; a run makes one kind of heap "
                                      "profile: choose one")
+        # An option of another kind of profile would be ignored: refused.
+        self.refused(["-hc", "--ldv=page"], "--ldv applies to -hb (ldv), not to -hc: drop one "
+                                            "of them")
+        self.refused(["-hr", "--noroot=yes"], "--noroot applies to -ho (roots), not to -hr: "
+                                              "drop one of them")
+        self.refused(["-ho", "--walk=depth"], "--walk applies to -hr (retainer), not to -ho: "
+                                              "drop one of them")
 
     def test_missing_value_at_end(self):
         r = launch(self, ["--depth"])
