@@ -30,6 +30,9 @@ enum {
 /* hp_rec.flags */
 #define HP_REC_TALLIED 1   /* allocation already counted (by a census without
                               a collection), though not yet judged */
+#define HP_REC_UNWATCHED 2 /* ldv: since its last recorded use (or birth), a page
+                              holding it was left open for the rest of a period
+                              before it was seen used: a use may be missed */
 
 /* Note [The mode word]
  * ~~~~~~~~~~~~~~~~~~~~~

@@ -63,14 +63,21 @@ static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cos
     if (from > d || from == 0) return;
     int64_t g = r->granted;
     double bs = (double)r->granted * (c[d].time - c[from - 1].time);
+    int unsure = (r->flags & HP_REC_UNWATCHED) != 0;
     if (w & HP_LDV_USED) {
         c[from].ddrag += g;
         c[d + 1].ddrag -= g;
-        if (k) k->drag_bs += bs;
+        if (k) {
+            k->drag_bs += bs;
+            if (unsure) k->drag_unsure_bs += bs;
+        }
     } else {
         c[from].dvoid += g;
         c[d + 1].dvoid -= g;
-        if (k) k->void_bs += bs;
+        if (k) {
+            k->void_bs += bs;
+            if (unsure) k->void_unsure_bs += bs;
+        }
     }
 }
 
@@ -112,6 +119,8 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
         if (__atomic_compare_exchange_n(&r->word, &w, want, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
+            if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
+                __atomic_fetch_and(&r->flags, (uint8_t)~HP_REC_UNWATCHED, __ATOMIC_RELAXED);
             return 1;
         }
     }
@@ -124,6 +133,26 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
  * first use, so the precise policy may leave the page open until the next
  * protect pass without losing one. Objects allocated since the pass are
  * not indexed (their creation period is not watched). */
+void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
+{
+    uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {   /* first entry whose object ends after lo_addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= lo_addr) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < hi_addr; i++) {
+        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
+        if (r->base != hp_ldv.ents[i].base) continue;
+        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+        if (w & HP_LDV_INHERENT) continue;
+        if ((w & HP_LDV_USED) && (w & HP_LDV_PERIOD) >= (period & HP_LDV_PERIOD)) continue;
+        if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
+            __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+    }
+}
+
 int hp_ldv_page_settled(uintptr_t page)
 {
     uintptr_t end = page + HP_PAGE;
@@ -255,7 +284,38 @@ static void fold_by_name(void)
         ccs_cost *c = &((ccs_cost *)name_cost_vec.base)[id];
         c->drag_bs += k[i].drag_bs;
         c->void_bs += k[i].void_bs;
+        c->drag_unsure_bs += k[i].drag_unsure_bs;
+        c->void_unsure_bs += k[i].void_unsure_bs;
     }
+}
+
+/* How far DRAG and VOID can be trusted: the byte-seconds of objects a page
+ * left open for the rest of a period hid after their last recorded use
+ * (after fold_by_name). */
+static void uncertain_lines(void)
+{
+    const ccs_cost *k = (const ccs_cost *)name_cost_vec.base;
+    double t[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < nname_cost; i++) {
+        t[0] += k[i].drag_bs;
+        t[1] += k[i].drag_unsure_bs;
+        t[2] += k[i].void_bs;
+        t[3] += k[i].void_unsure_bs;
+    }
+    hp_buf_str(&out, "Uncertain DRAG and VOID (objects on a page left open for the rest of "
+                     "a period before they were seen used -- by the policy, or for a system "
+                     "call's buffer: a use there may have been missed, so part of their DRAG "
+                     "or VOID may be USE or LAG)\n");
+    for (int b = 0; b < 2; b++) {
+        hp_buf_str(&out, b ? "  VOID byte-seconds " : "  DRAG byte-seconds ");
+        hp_buf_fixed(&out, t[2 * b], 3);
+        hp_buf_str(&out, ", uncertain ");
+        hp_buf_fixed(&out, t[2 * b + 1], 3);
+        hp_buf_str(&out, " (");
+        hp_buf_fixed(&out, t[2 * b] > 0 ? 100.0 * t[2 * b + 1] / t[2 * b] : 0, 1);
+        hp_buf_str(&out, "%)\n");
+    }
+    hp_buf_chr(&out, '\n');
 }
 
 /* The top names by drag (which = 0) or void (1), 20 rows (after
@@ -354,6 +414,7 @@ void hp_ldv_write_prof(int fd)
     fold_by_name();
     table(0);
     table(1);
+    uncertain_lines();
     hp_buf_write(&out, fd);
 }
 /* ---- end of async-signal-safe code ---- */

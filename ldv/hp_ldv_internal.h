@@ -82,7 +82,9 @@ typedef struct hp_ldv_census {
     uint64_t notused, used, inh;  /* live bytes by state at this census */
     int64_t dvoid, ddrag;         /* difference arrays (voidNew, dragNew) */
 } hp_ldv_census;
-typedef struct hp_ldv_cost { double drag_bs, void_bs; } hp_ldv_cost;  /* byte-seconds */
+/* Byte-seconds of DRAG and VOID, and the part of each from objects whose
+ * uses since their last recorded one were not all watched (uncertain). */
+typedef struct hp_ldv_cost { double drag_bs, void_bs, drag_unsure_bs, void_unsure_bs; } hp_ldv_cost;
 typedef struct hp_ldv_bio {
     hp_vec census_vec;            /* hp_ldv_census[t], t = 0 .. ncensus + 1 */
     uint32_t ncensus;             /* highest census number begun */
@@ -198,6 +200,10 @@ void hp_ldv_inflight_end(int slot);
  * object made this period (not a use). */
 int hp_ldv_use(const hp_ldv_ent *e, int is_write);
 int hp_ldv_page_settled(uintptr_t page);
+/* [lo, hi) is opened for the rest of the period: every indexed object there
+ * not yet used this period is marked HP_REC_UNWATCHED (a use recorded
+ * later clears it). */
+void hp_ldv_span_unwatched(uintptr_t lo, uintptr_t hi);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */
