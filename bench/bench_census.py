@@ -70,24 +70,6 @@ SORT_SCM = ('(define l (let loop ((i 0) (acc (quote ()))) (if (= i 300000) acc '
             '(display (length (sort l string<?))) (newline)')
 
 
-NIX_FOLD = """let
-  n = 8000;
-  step = acc: i: acc // { "k${toString i}" = { v = i; s = "x${toString i}"; }; };
-  big = builtins.foldl' step {} (builtins.genList (x: x) n);
-in builtins.length (builtins.attrNames big)
-"""
-
-POKE_SUM = """var f = open ("data.bin");
-var total = 0 as uint<64>;
-var a = uint<32>[5000] @ f : 0#B;
-for (e in a) total = total + e;
-var strs = string[] ();
-for (var i = 0; i < 2000; i++) strs += [format ("%u32d", a[i])];
-printf ("%u64d %u64d\\n", total, strs'length);
-close (f);
-"""
-
-
 def other_programs(work):
     """The other Debian programs on libgc, with inputs made here (each
     skipped, with the package to install, when missing)."""
@@ -106,19 +88,20 @@ def other_programs(work):
                       {}, "w3m"))
     else:
         missing.append("w3m")
+    rt = os.path.join(REPO, "tests", "external", "runtimes")
     if shutil.which("nix-instantiate"):
-        with open(os.path.join(d, "fold.nix"), "w") as f:
-            f.write(NIX_FOLD)
         progs.append(("nix-instantiate --eval, fold into an 8000-attribute set",
-                      ["nix-instantiate", "--eval", os.path.join(d, "fold.nix")], {},
+                      ["nix-instantiate", "--eval", os.path.join(rt, "fold.nix")], {},
                       "nix-instantiate"))
     else:
         missing.append("nix-bin")
     if shutil.which("poke"):
         with open(os.path.join(d, "data.bin"), "wb") as f:
             f.write(bytes(rnd.randrange(256) for _ in range(40000)))
+        with open(os.path.join(rt, "sum.pk")) as f:
+            script = f.read()
         with open(os.path.join(d, "sum.pk"), "w") as f:
-            f.write(POKE_SUM.replace("data.bin", os.path.join(d, "data.bin")))
+            f.write(script.replace("data.bin", os.path.join(d, "data.bin")))
         progs.append(("poke -L, a script over a binary file",
                       ["poke", "-L", os.path.join(d, "sum.pk")], {}, "poke"))
     else:

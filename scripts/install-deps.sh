@@ -12,6 +12,9 @@
 #                                    ($HEAPPROF_TEST_CACHE, default
 #                                    /var/cache/heapprof-test); adds a deb-src
 #                                    entry first if apt has none.
+#   scripts/install-deps.sh --all    also the slow suite's programs
+#                                    (scripts/test.sh --all): Inkscape, nix
+#                                    and GNU poke, large or seldom used.
 set -euo pipefail
 
 PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-dev
@@ -21,15 +24,20 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # built on libgc) under heapprof; tests/external/test_crystal.py builds a
 # Crystal program with Debian's compiler (which uses libgc) under ldv.
 TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal)
+# Only for --all: more real programs on libgc for the slow suite
+# (tests/external/test_programs.py: retainer coverage on each).
+ALL_PACKAGES=(inkscape nix-bin poke)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 
 want_test=0
+want_all=0
 for arg in "$@"; do
     case $arg in
         --test) want_test=1 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install-deps.sh: unknown argument '$arg' (valid: --test, --help)" >&2; exit 2 ;;
+        --all) want_test=1; want_all=1 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install-deps.sh: unknown argument '$arg' (valid: --test, --all, --help)" >&2; exit 2 ;;
     esac
 done
 
@@ -67,6 +75,11 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ $want_test -eq 1 ]; then
     for p in "${TEST_PACKAGES[@]}"; do
+        installed "$p" || missing+=("$p")
+    done
+fi
+if [ $want_all -eq 1 ]; then
+    for p in "${ALL_PACKAGES[@]}"; do
         installed "$p" || missing+=("$p")
     done
 fi

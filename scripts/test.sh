@@ -6,11 +6,16 @@
 #   scripts/test.sh         every suite but 'slow' (what CI runs)
 #   scripts/test.sh --all   also the 'slow' suite: ECL under ldv=precise
 #                           (tests/external/test_precise.py, about 6 minutes)
+#                           and the retainer profile on Inkscape, nix and
+#                           GNU poke (tests/external/test_programs.py), which
+#                           it installs (install-deps.sh --all)
 set -euo pipefail
 
 suites=(--no-suite slow)
+deps=--test
 if [ "${1:-}" = "--all" ]; then
     suites=()
+    deps=--all
 elif [ $# -gt 0 ]; then
     echo "usage: scripts/test.sh [--all]" >&2
     exit 2
@@ -18,7 +23,7 @@ fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/install-deps.sh --test
+scripts/install-deps.sh "$deps"
 
 if [ -f build/build.ninja ]; then
     meson setup --reconfigure build
