@@ -1,0 +1,365 @@
+/* hp_retainer_census_sigsafe: the retainer profile at a census
+ * (RECLAIM_END, lock held, world running) and at exit: each live record's
+ * label from the traversal's set (or gc:finalization for what the
+ * collector marked after the mark phase), the sanity line, the rset=
+ * filter, the .prof sections, and the named-roots profile's NOROOT:<set>
+ * labels. The SIGINT/SIGTERM finisher reaches these too: no lock, no
+ * malloc. */
+#include "retainer/hp_retainer.h"
+#include "retainer/hp_retainer_internal.h"
+#include "retainer/hp_trace.h"
+#include "core/hp_rt.h"
+#include "core/hp_symbols.h"
+#include "hp_writer/hp_names.h"
+
+#include <string.h>
+
+/* ---- Census (RECLAIM_END, lock held, world running) and output ---- */
+
+static uint64_t *set_bytes(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.set_bytes_vec, (size_t)(s + 1) * 8) ||
+        hp_vec_ensure(&hp_ret_.set_seen_vec, (size_t)s + 1))
+        return NULL;
+    return &((uint64_t *)hp_ret_.set_bytes_vec.base)[s];
+}
+
+/* A module's name as labels show it: "libguile-3.0.so.1" is "guile-3.0",
+ * so that a label cut at its length (GHC -L) keeps the part that differs. */
+static void module_short(hp_buf *b, const char *m)
+{
+    if (!m) {
+        hp_buf_chr(b, '?');
+        return;
+    }
+    if (strncmp(m, "lib", 3) == 0 && m[3]) m += 3;
+    const char *so = strstr(m, ".so");
+    size_t n = so ? (size_t)(so - m) : strlen(m);
+    for (size_t i = 0; i < n; i++) hp_buf_chr(b, m[i]);
+}
+
+/* "function" for a code address, else "module+0xoffset". */
+static void code_text(hp_buf *b, uintptr_t pc)
+{
+    hp_sym_info si = hp_symbols_lookup(pc);
+    if (si.function) {
+        hp_buf_str(b, si.function);
+        return;
+    }
+    module_short(b, si.module);
+    uintptr_t lo, hi;
+    hp_buf_str(b, "+0x");
+    hp_buf_hex(b, hp_symbols_module_span(pc, &lo, &hi) == 0 ? pc - lo : pc);
+}
+
+static void ident_text(hp_buf *b, uint32_t id)
+{
+    const hp_ident *d = &hp_ret_idents()[id];
+    switch (d->kind) {
+    case HP_RET_STATIC: hp_buf_str(b, d->sym); break;
+    case HP_RET_STATIC_OFF:
+        module_short(b, d->module_base);
+        hp_buf_str(b, ":data");
+        break;
+    case HP_RET_STACK:
+        if (d->is_main) hp_buf_str(b, "stack:main");
+        else {
+            hp_buf_str(b, "stack:thread");
+            hp_buf_u64(b, d->key);
+        }
+        break;
+    case HP_RET_OTHER:
+        hp_buf_str(b, "roots@0x");
+        hp_buf_hex(b, d->key);
+        break;
+    case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
+    case HP_RET_ADDED:
+        hp_buf_str(b, "roots:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_PUSHER:
+        hp_buf_str(b, "pushed-by:");
+        code_text(b, d->key - 1);
+        break;
+    case HP_RET_PUSHED:
+        hp_buf_str(b, "pushed:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_UNCOLL:
+        hp_buf_str(b, "uncoll:");
+        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        break;
+    case HP_RET_MARKPROC:
+        hp_buf_str(b, "mark:");
+        code_text(b, d->key);
+        break;
+    case HP_RET_GCROLE:
+        hp_buf_str(b, d->key == HP_GCROLE_FINALIZATION ? "gc:finalization"
+                      : d->key == HP_GCROLE_FRAMES ? "gc:frames" : "gc:unseen");
+        break;
+    }
+}
+
+static uint32_t set_label(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)(s + 1) * 4)) return 0;
+    uint32_t *l = &((uint32_t *)hp_ret_.set_label_vec.base)[s];
+    if (*l) return *l - 1;
+    hp_buf_reset(&hp_ret_.text);
+    if (s == SET_MANY) {
+        hp_buf_str(&hp_ret_.text, "MANY");
+    } else {
+        hp_buf_chr(&hp_ret_.text, '(');
+        hp_buf_u64(&hp_ret_.text, s);
+        hp_buf_chr(&hp_ret_.text, ')');
+        uint32_t n;
+        const uint32_t *m = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) hp_buf_chr(&hp_ret_.text, ',');
+            ident_text(&hp_ret_.text, m[i]);
+        }
+    }
+    *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
+    return *l - 1;
+}
+
+/* The label NOROOT:<set's label> (named-roots profile), made once. */
+static uint32_t noroot_set_label(uint32_t s)
+{
+    if (hp_vec_ensure(&hp_ret_.noroot_label_vec, (size_t)(s + 1) * 4)) return UINT32_MAX;
+    uint32_t *l = &((uint32_t *)hp_ret_.noroot_label_vec.base)[s];
+    if (*l) return *l - 1;
+    uint32_t inner = set_label(s);
+    hp_buf_reset(&hp_ret_.text);
+    hp_buf_str(&hp_ret_.text, "NOROOT:");
+    hp_buf_str(&hp_ret_.text, hp_names_label(inner));
+    *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
+    return *l - 1;
+}
+
+uint32_t hp_retainer_noroot_label(hp_rec *r, size_t idx)
+{
+    /* The retainer walk's label without its flag, so that the retainer
+     * profile's own census accounting applies (the bytes of each set, the
+     * sanity line); a named-roots bin never comes here. */
+    int mine = hp_trace_valid(r->word, hp_ret_.parity) && (r->word & RET_IN_ROOTS);
+    hp_rec tmp = *r;
+    if (mine) tmp.word &= ~RET_IN_ROOTS;
+    int final = hp_ret_.traversed && !mine && idx < hp_ret_.indexed;
+    uint32_t l = hp_retainer_label_of(&tmp, idx);
+    r->word = mine ? tmp.word | RET_IN_ROOTS : tmp.word;
+    if (l == UINT32_MAX) return UINT32_MAX;
+    return noroot_set_label(final ? hp_ret_.final_set : tmp.word & HP_TRACE_LABEL_MASK);
+}
+
+uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
+{
+    int valid = hp_ret_.traversed && hp_trace_valid(r->word, hp_ret_.parity);
+    int unseen = valid && (r->word & HP_TRACE_LABEL_MASK) == hp_ret_.unseen_set;
+    /* Live now, not marked at the mark phase's end: marked for
+     * finalization after it (the pass at the end of the traversal). */
+    int final = hp_ret_.traversed && !valid && idx < hp_ret_.indexed;
+    if ((valid && !unseen) || final) {
+        uint32_t s = final ? hp_ret_.final_set : r->word & HP_TRACE_LABEL_MASK;
+        if (final) {
+            r->word &= ~HP_TRACE_SET_BIT;
+            hp_ret_.final_bytes += r->granted;
+            hp_ret_.final_objects++;
+        }
+        /* Per-set arrays sized for every set at the first use in a census
+         * (no set is made during the census). */
+        if (s >= hp_ret_.sets_sized) {
+            if (!set_bytes(hp_ret_.nsets - 1) ||
+                hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)hp_ret_.nsets * 4))
+                return UINT32_MAX;
+            hp_ret_.sets_sized = hp_ret_.nsets;
+        }
+        uint64_t *b = &((uint64_t *)hp_ret_.set_bytes_vec.base)[s];
+        if (!*b) {
+            hp_ret_.sets_this_census++;
+            ((uint8_t *)hp_ret_.set_seen_vec.base)[s] = 1;
+        }
+        *b += r->granted;
+        hp_ret_.attributed_bytes += r->granted;
+        hp_ret_.attributed_objects++;
+        uint32_t l = ((uint32_t *)hp_ret_.set_label_vec.base)[s];
+        return l ? l - 1 : set_label(s);
+    }
+    r->word &= ~HP_TRACE_SET_BIT;   /* a stale label never outlives its census */
+    if (idx >= hp_ret_.indexed) {
+        hp_ret_.new_bytes += r->granted;
+        hp_ret_.new_objects++;
+    } else {
+        hp_ret_.unreached_bytes += r->granted;
+        hp_ret_.unreached_objects++;
+        if (!hp_vec_ensure(&hp_ret_.unreached_vec, (size_t)(r->ccs + 1) * 8) &&
+            !hp_vec_ensure(&hp_ret_.touched_vec, (size_t)(hp_ret_.ntouched + 1) * 4)) {
+            uint64_t *u = &((uint64_t *)hp_ret_.unreached_vec.base)[r->ccs];
+            if (!*u) ((uint32_t *)hp_ret_.touched_vec.base)[hp_ret_.ntouched++] = r->ccs;
+            *u += r->granted;
+        }
+    }
+    return UINT32_MAX;
+}
+
+static void ms(hp_buf *b, uint64_t ns) { hp_buf_fixed(b, (double)ns / 1e6, 2); }
+
+void hp_retainer_census_done(double t)
+{
+    hp_buf *b = &hp_ret_.prof_lines;
+    hp_buf_fixed(b, t, 2);
+    hp_buf_str(b, "  ");
+    if (!hp_ret_.traversed) {
+        hp_buf_str(b, "no traversal (no collection could be run): every live object counted "
+                      "as not reached\n");
+    } else {
+        hp_ret_.censuses_traced++;
+        ms(b, hp_ret_.trace_ns_last);
+        hp_buf_str(b, "  ");
+        ms(b, hp_ret_.mark_ns_last);
+        hp_buf_str(b, "  ");
+        hp_buf_fixed(b, hp_ret_.mark_ns_last ? (double)hp_ret_.trace_ns_last / (double)hp_ret_.mark_ns_last : 0, 2);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.tstats.visits);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.sets_this_census);
+        hp_buf_str(b, "  ");
+        hp_buf_fixed(b, hp_ret_.tstats.objects ? (double)hp_ret_.tstats.visits / (double)hp_ret_.tstats.objects : 0, 2);
+        hp_buf_str(b, "  ");
+        hp_buf_u64(b, hp_ret_.attributed_bytes);
+        hp_buf_str(b, " of ");
+        hp_buf_u64(b, hp_ret_.attributed_bytes + hp_ret_.unreached_bytes + hp_ret_.new_bytes);
+        hp_buf_str(b, " bytes");
+        if (hp_ret_.final_objects) {
+            hp_buf_str(b, "; held by gc:finalization (marked by the collector after the "
+                          "mark phase, for finalization): ");
+            hp_buf_u64(b, hp_ret_.final_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.final_objects);
+            hp_buf_str(b, " objects");
+        }
+        if (hp_ret_.unreached_objects) {
+            hp_buf_str(b, "; not reached from known roots: ");
+            hp_buf_u64(b, hp_ret_.unreached_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.unreached_objects);
+            hp_buf_str(b, " objects (marked by the collector from a root heapprof did "
+                          "not see: a pointer held only in the collecting thread's "
+                          "registers or its frames below the program's outermost GC_ "
+                          "call, or, in incremental mode, written during the mark cycle) "
+                          "from ");
+            /* The three largest sites. */
+            uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
+            uint32_t *tc = (uint32_t *)hp_ret_.touched_vec.base;
+            for (int k = 0; k < 3; k++) {
+                uint32_t best = UINT32_MAX;
+                for (uint32_t i = 0; i < hp_ret_.ntouched; i++)
+                    if (u[tc[i]] && (best == UINT32_MAX || u[tc[i]] > u[best])) best = tc[i];
+                if (best == UINT32_MAX) break;
+                if (k) hp_buf_str(b, ", ");
+                hp_buf_str(b, hp_names_full(hp_names_full_of(best)));
+                hp_buf_chr(b, ' ');
+                hp_buf_u64(b, u[best]);
+                u[best] = 0;
+            }
+        }
+        if (hp_ret_.new_objects) {
+            hp_buf_str(b, "; allocated during the collection: ");
+            hp_buf_u64(b, hp_ret_.new_bytes);
+            hp_buf_str(b, " bytes in ");
+            hp_buf_u64(b, hp_ret_.new_objects);
+            hp_buf_str(b, " objects");
+        }
+        if (hp_ret_.ranges_overflowed) hp_buf_str(b, "; some root ranges were not recorded");
+        if (hp_ret_.pushes_overflowed)
+            hp_buf_str(b, "; some pushes of mark procedures were not recorded");
+        hp_buf_chr(b, '\n');
+    }
+    uint64_t *u = (uint64_t *)hp_ret_.unreached_vec.base;
+    for (uint32_t i = 0; i < hp_ret_.ntouched; i++) u[((uint32_t *)hp_ret_.touched_vec.base)[i]] = 0;
+    hp_ret_.ntouched = 0;
+    uint64_t *sb = (uint64_t *)hp_ret_.set_bytes_vec.base;
+    if (sb) memset(sb, 0, hp_ret_.set_bytes_vec.committed);
+    hp_ret_.attributed_bytes = hp_ret_.attributed_objects = hp_ret_.unreached_bytes = hp_ret_.unreached_objects = 0;
+    hp_ret_.new_bytes = hp_ret_.new_objects = 0;
+    hp_ret_.final_bytes = hp_ret_.final_objects = 0;
+    hp_ret_.sets_this_census = 0;
+    hp_ret_.traversed = 0;
+}
+
+int hp_retainer_set_matches(const hp_rec *r)
+{
+    if (!hp_trace_valid(r->word, hp_trace_parity())) return 0;
+    uint32_t s = r->word & HP_TRACE_LABEL_MASK;
+    if (hp_vec_ensure(&hp_ret_.rset_match_vec, (size_t)s + 1)) return 0;
+    uint8_t *m = &((uint8_t *)hp_ret_.rset_match_vec.base)[s];
+    if (!*m) {
+        *m = 2;
+        uint32_t n;
+        const uint32_t *mem = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n && *m == 2; i++) {
+            hp_buf_reset(&hp_ret_.text);
+            ident_text(&hp_ret_.text, mem[i]);
+            const char *name = hp_buf_cstr(&hp_ret_.text);
+            const char *p = hp_rt.cfg.filter_rset;
+            while (*p) {
+                size_t k = strcspn(p, "+");
+                if (strlen(name) == k && memcmp(name, p, k) == 0) *m = 1;
+                p += k;
+                if (*p == '+') p++;
+            }
+        }
+    }
+    return *m == 1;
+}
+
+void hp_retainer_write_prof(int fd)
+{
+    hp_buf out;
+    if (hp_buf_init(&out, (size_t)1 << 32)) return;
+    hp_buf_str(&out, "\nRETAINER SETS (every set that held live bytes at a census; sets of more "
+                     "than ");
+    hp_buf_u64(&out, (uint64_t)hp_ret_.bound);
+    hp_buf_str(&out, " retainers are MANY)\n\n");
+    uint8_t *seen = (uint8_t *)hp_ret_.set_seen_vec.base;
+    size_t nseen = hp_ret_.set_seen_vec.committed;
+    for (uint32_t s = 0; s < hp_ret_.nsets && s < nseen; s++) {
+        if (!seen[s]) continue;
+        hp_buf_str(&out, "SET ");
+        if (s == SET_MANY) {
+            hp_buf_str(&out, "MANY = {more than ");
+            hp_buf_u64(&out, (uint64_t)hp_ret_.bound);
+            hp_buf_str(&out, " retainers}\n");
+            continue;
+        }
+        hp_buf_u64(&out, s);
+        hp_buf_str(&out, " = {");
+        uint32_t n;
+        const uint32_t *m = hp_ret_set_members(s, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) hp_buf_str(&out, ", ");
+            hp_buf_chr(&out, '<');
+            ident_text(&out, m[i]);
+            hp_buf_chr(&out, '>');
+        }
+        hp_buf_str(&out, "}\n");
+    }
+    hp_buf_str(&out, "\nRETAINER CENSUSES (time s, traversal ms, collector mark ms, ratio, "
+                     "visits, sets, visits per object, bytes attributed of live)\n\n");
+    hp_buf_put(&out, (const char *)hp_ret_.prof_lines.vec.base, hp_ret_.prof_lines.len);
+    hp_buf_str(&out, "\ntraversal total ");
+    ms(&out, hp_ret_.trace_ns_total);
+    hp_buf_str(&out, " ms, collector mark total ");
+    ms(&out, hp_ret_.mark_ns_total);
+    hp_buf_str(&out, " ms over ");
+    hp_buf_u64(&out, hp_ret_.censuses_traced);
+    hp_buf_str(&out, " censuses\nwalks: ");
+    hp_buf_u64(&out, hp_ret_.dfs_censuses);
+    hp_buf_str(&out, " depth-first from each root, ");
+    hp_buf_u64(&out, hp_ret_.scc_censuses);
+    hp_buf_str(&out, " by strongly connected components (walk=");
+    hp_buf_str(&out, hp_rt.cfg.ret_walk == HP_WALK_DEPTH ? "depth"
+                     : hp_rt.cfg.ret_walk == HP_WALK_SCC ? "components" : "auto");
+    hp_buf_str(&out, ")\n");
+    hp_buf_write(&out, fd);
+}
