@@ -200,9 +200,10 @@ void hp_ldv_inflight_end(int slot);
  * object made this period (not a use). */
 int hp_ldv_use(const hp_ldv_ent *e, int is_write);
 int hp_ldv_page_settled(uintptr_t page);
-/* [lo, hi) is opened for the rest of the period: every indexed object there
- * not yet used this period is marked HP_REC_UNWATCHED (a use recorded
- * later clears it). */
+/* [lo, hi) was opened for the rest of the period now ending: every indexed
+ * object there not used in it is marked HP_REC_UNWATCHED (a use recorded
+ * later clears it). Called at the collection's start, for the pages opened
+ * in the period (opened_vec). */
 void hp_ldv_span_unwatched(uintptr_t lo, uintptr_t hi);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);

@@ -116,6 +116,21 @@ void hp_ldv_collection_start(void)
     atomic_store(&hp_ldv.collecting, 1);
     unsigned spins = 0;   /* handlers never block */
     while (atomic_load(&hp_ldv.handlers) != 0) hp_ldv_pause(&spins);
+    /* The pages opened for the rest of the period that ends here: their
+     * objects not used in it may have had uses no fault saw (marked
+     * unwatched; done here, not in the handlers, which stay short). */
+    if (hp_ldv_prot_.opened_ok) {
+        const uint8_t *o = (const uint8_t *)opened_vec.base;
+        for (size_t i = 0; i < hp_ldv.nruns; i++) {
+            const hp_ldv_run *r = &hp_ldv.runs[i];
+            size_t np = (r->hi - r->lo) >> HP_PAGE_SHIFT;
+            for (size_t k = 0; k < np; k++)
+                if (o[r->off + k]) {
+                    uintptr_t page = r->lo + (k << HP_PAGE_SHIFT);
+                    hp_ldv_span_unwatched(page, page + HP_PAGE);
+                }
+        }
+    }
     for (size_t i = 0; i < hp_ldv.nruns; i++) {
         uintptr_t lo = hp_ldv.runs[i].lo, hi = hp_ldv.runs[i].hi;
         if (hp_ldv_open_span(lo, hi) == 0) continue;

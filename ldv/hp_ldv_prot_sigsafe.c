@@ -60,7 +60,6 @@ static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 static int open_span(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 {
     mark_opened(lo, hi, r);
-    hp_ldv_span_unwatched(lo, hi);
     if (hp_ldv_open_span(lo, hi) == 0) return 0;
     atomic_fetch_add(&hp_ldv.enomem, 1);
     return -1;
