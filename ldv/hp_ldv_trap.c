@@ -80,11 +80,20 @@ int hp_ldv_trap_init(char *err, unsigned long errlen)
 {
     (void)err;
     (void)errlen;
-    /* The collector's suspend and restart signals wait while a handler runs
-     * (a thread is never stopped halfway through one). */
-    sigemptyset(&handler_mask);
-    sigaddset(&handler_mask, SIGPWR);
-    sigaddset(&handler_mask, SIGXCPU);
+    /* Every asynchronous signal waits while a handler runs: the collector's
+     * suspend and restart signals (a thread is never stopped halfway through
+     * one), and the program's own (a program handler run inside heapprof's,
+     * as crystal's SIGCHLD handler was, then faulted on a protected page
+     * and died: a fault inside heapprof's handler is not taken as a use).
+     * The synchronous ones stay open; chain() gives a program handler the
+     * mask it would have had without heapprof. */
+    sigfillset(&handler_mask);
+    sigdelset(&handler_mask, SIGSEGV);
+    sigdelset(&handler_mask, SIGBUS);
+    sigdelset(&handler_mask, SIGILL);
+    sigdelset(&handler_mask, SIGFPE);
+    sigdelset(&handler_mask, SIGTRAP);
+    sigdelset(&handler_mask, SIGSYS);
     /* SIGTRAP: single steps (precise, adaptive) and stepped system calls. */
     hp_ldv_trap_.trap_installed = hp_ldv.precise || hp_ldv.sud_wanted;
     if (install(SIGSEGV, hp_ldv_on_segv, &prev_segv) != 0 ||

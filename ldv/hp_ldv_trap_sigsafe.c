@@ -46,14 +46,18 @@ static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
  * mask when the handler returns, and a handler that longjmps leaves it as
  * it would have been without heapprof) -- except heapprof's own signals,
  * never really blocked in mode ldv (hp_ldv_sigview_sigsafe.c). */
-static void program_mask(int sig, const struct sigaction *p)
+static void program_mask(int sig, const struct sigaction *p, const ucontext_t *uc)
 {
-    sigset_t m = p->sa_mask;
+    /* From the mask at the fault (heapprof's handler blocks every
+     * asynchronous signal while it runs; the program's would not). */
+    sigset_t m = uc->uc_sigmask;
+    for (int s = 1; s < _NSIG; s++)
+        if (sigismember(&p->sa_mask, s) == 1) sigaddset(&m, s);
     if (!(p->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
     sigdelset(&m, SIGSEGV);
     sigdelset(&m, SIGTRAP);
     sigdelset(&m, SIGSYS);
-    hp_sys_raw6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&m, 0, _NSIG / 8, 0, 0);
+    hp_sys_raw6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&m, 0, _NSIG / 8, 0, 0);
 }
 
 static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
@@ -61,14 +65,14 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
     if (hp_ldv_sigview_blocked(sig, si)) return;
     if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction) {
         void (*fn)(int, siginfo_t *, void *) = p->sa_sigaction;
-        program_mask(sig, p);
+        program_mask(sig, p, (const ucontext_t *)uc);
         if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
         fn(sig, si, uc);
         return;
     }
     if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
         void (*fn)(int) = p->sa_handler;
-        program_mask(sig, p);
+        program_mask(sig, p, (const ucontext_t *)uc);
         if (p->sa_flags & SA_RESETHAND) p->sa_handler = SIG_DFL, p->sa_flags = 0;
         fn(sig);
         return;
