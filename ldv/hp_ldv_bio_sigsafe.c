@@ -127,48 +127,53 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
     return 0;
 }
 
+/* The first index entry whose object ends after addr. */
+static size_t first_ent_after(uintptr_t addr)
+{
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The mode word says: used in `period`. */
+static inline int used_in(uint32_t w, uint32_t period)
+{
+    return (w & HP_LDV_USED) && (w & HP_LDV_PERIOD) >= (period & HP_LDV_PERIOD);
+}
+
+void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
+{
+    uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    for (size_t i = first_ent_after(lo_addr); i < hp_ldv.nents && hp_ldv.ents[i].base < hi_addr; i++) {
+        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
+        if (r->base != hp_ldv.ents[i].base) continue;
+        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+        if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
+        if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
+            __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+    }
+}
+
 /* Is there nothing left to learn on [page, page + HP_PAGE) this period?
  * Every indexed object on it is used this period (or INHERENT_USE, or its
  * record no longer the one indexed): a later access there can find no
  * first use, so the precise policy may leave the page open until the next
  * protect pass without losing one. Objects allocated since the pass are
  * not indexed (their creation period is not watched). */
-void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
-{
-    uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {   /* first entry whose object ends after lo_addr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= lo_addr) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < hi_addr; i++) {
-        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
-        if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-        if (w & HP_LDV_INHERENT) continue;
-        if ((w & HP_LDV_USED) && (w & HP_LDV_PERIOD) >= (period & HP_LDV_PERIOD)) continue;
-        if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
-            __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
-    }
-}
-
 int hp_ldv_page_settled(uintptr_t page)
 {
     uintptr_t end = page + HP_PAGE;
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {   /* first entry whose object ends after page */
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= page) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
+    for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
         const hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
         if (r->base != hp_ldv.ents[i].base) continue;
         uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
         if (w & HP_LDV_INHERENT) continue;
-        if (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (period & HP_LDV_PERIOD)) return 0;
+        if (!used_in(w, period)) return 0;
     }
     return 1;
 }
@@ -178,14 +183,7 @@ void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
     if (n == 0 || hp_ldv.nents == 0) return;
     uintptr_t end = p + n;
     if (end < p) end = UINTPTR_MAX;
-    /* First entry whose object ends after p. */
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= p) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
+    for (size_t i = first_ent_after(p); i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
         hp_ldv_use(&hp_ldv.ents[i], is_write);
         atomic_fetch_add_explicit(&hp_ldv.sys_uses, 1, memory_order_relaxed);
     }

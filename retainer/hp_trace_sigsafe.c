@@ -70,7 +70,8 @@ static void enqueue(uint64_t ref)
     queue[q_tail++] = ref;
 }
 
-int hp_trace_begin(hp_trace_visit_fn fn)
+/* A walk starts: its visitor, empty queues and stack, zero stats. */
+static void walk_reset(hp_trace_visit_fn fn)
 {
     visit = fn;
     q_head = q_tail = 0;
@@ -78,6 +79,11 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     memset(&st, 0, sizeof st);
     failed = 0;
     depth = 0;
+}
+
+int hp_trace_begin(hp_trace_visit_fn fn)
+{
+    walk_reset(fn);
     parity ^= HP_TRACE_PARITY_BIT;
     least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
     greatest = hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
@@ -388,12 +394,7 @@ void hp_trace_run(void)
 int hp_trace_again(hp_trace_visit_fn fn)
 {
     if (!recs && nrecs) return -1;
-    visit = fn;
-    q_head = q_tail = 0;
-    objq_head = objq_n = reachq_head = reachq_n = 0;
-    memset(&st, 0, sizeof st);
-    failed = 0;
-    depth = 0;
+    walk_reset(fn);
     return 0;
 }
 
