@@ -18,11 +18,16 @@
  *     other through non-retainers). Components are numbered as Tarjan
  *     completes them: a component's successors are completed, so
  *     numbered, before it.
+ *     As Tarjan passes an edge it rewrites it to its target's component
+ *     (known then, or when the target's own walk returns), or to
+ *     HP_SCC_INSIDE when the target is still on the stack (then it is in
+ *     the edge's own component).
  *  2. The injections (root -> target, retainer -> target) seed their
  *     targets' components; then components in decreasing number (every
  *     predecessor before its successors) pass their set along each edge
- *     leaving them (a second scan of their objects), sets joined by
- *     union (interned, MANY past the bound: hp_retainer_sets_sigsafe.c).
+ *     leaving them, sets joined by union (interned, MANY past the bound:
+ *     hp_retainer_sets_sigsafe.c). This pass reads the completion order
+ *     and the edges in order: not the objects, not the nodes' states.
  *  3. Each object's label is its component's set.
  *
  * Invariants: nd[n].num == 0 until node n is first reached; nd[n].comp ==
@@ -40,9 +45,15 @@
 #include <string.h>
 
 #define HP_SCC_OPEN UINT32_MAX
+/* An edge, once Tarjan has passed it, holds its target's component, or
+ * this when the target is in the edge's own component. */
+#define HP_SCC_INSIDE UINT32_MAX
 
 typedef struct frame { uint32_t node; uint32_t pad; uint64_t pos, end; } frame;   /* edges [pos, end) */
 typedef struct inject { uint32_t node, set; } inject;
+/* A node in completion order, with its edges, so that passing sets on
+ * reads this array and the edges in order, not the nodes' states. */
+typedef struct ordered { uint32_t node, ecnt; uint64_t eoff; } ordered;
 
 static hp_trace_scc_ops ops;
 static size_t nrecs;
@@ -53,7 +64,8 @@ static uint32_t nnodes, counter, ncomp;
  * edges[eoff .. eoff + ecnt). */
 typedef struct snode { uint32_t num, low, comp, ecnt; uint64_t eoff; } snode;
 static snode *nd;
-static uint32_t *tstack, *order, *comp_start, *comp_set;
+static uint32_t *tstack, *comp_start, *comp_set;
+static ordered *order;
 static uint32_t *edges;   /* each node's targets, found once */
 static uint64_t tdepth, nframes, ninject, norder, nedges;
 static frame *frames;
@@ -162,7 +174,9 @@ static int push_frame(uint32_t n)
             }
             if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return -1;
             edges[nedges++] = t;
-            /* Its record and state, needed when the walk comes to it. */
+            /* Its words, record and state, needed when the walk comes
+             * to it (the word points at or into its words). */
+            __builtin_prefetch((const void *)*(const uintptr_t *)a);
             if (t < nrecs) __builtin_prefetch(&recs[t]);
             __builtin_prefetch(&nd[t]);
         }
@@ -181,17 +195,15 @@ static void dfs(uint32_t start)
         uint32_t n = f->node;
         if (f->pos < f->end) {
             uint32_t t = edges[f->pos++];
-            /* The next target's words are on their way (its record came
-             * with the prefetch in push_frame). */
-            if (f->pos < f->end && edges[f->pos] < nrecs) {
-                const hp_rec *nx = &recs[edges[f->pos]];
-                __builtin_prefetch((const void *)nx->base);
-            }
             st.visits++;
             if (!nd[t].num) {
-                push_frame(t);   /* (frames may have moved) */
-            } else if (nd[t].comp == HP_SCC_OPEN && nd[t].num < nd[n].low) {
-                nd[n].low = nd[t].num;
+                push_frame(t);   /* (frames may have moved); its edge is
+                                    resolved when its frame is done */
+            } else if (nd[t].comp == HP_SCC_OPEN) {
+                if (nd[t].num < nd[n].low) nd[n].low = nd[t].num;
+                edges[f->pos - 1] = HP_SCC_INSIDE;
+            } else {
+                edges[f->pos - 1] = nd[t].comp;
             }
             continue;
         }
@@ -200,21 +212,24 @@ static void dfs(uint32_t start)
         if (nd[n].low == nd[n].num) {
             /* n roots a component: pop it. */
             if (ENSURE(scc_start_vec, comp_start, ncomp + 2, uint32_t) != 0 ||
-                ENSURE(scc_order_vec, order, norder + (tdepth), uint32_t) != 0)
+                ENSURE(scc_order_vec, order, norder + (tdepth), ordered) != 0)
                 return;
             comp_start[ncomp] = (uint32_t)norder;
             uint32_t m;
             do {
                 m = tstack[--tdepth];
                 nd[m].comp = ncomp;
-                order[norder++] = m;
+                order[norder++] = (ordered){m, nd[m].ecnt, nd[m].eoff};
             } while (m != n);
             ncomp++;
             comp_start[ncomp] = (uint32_t)norder;
         }
         if (nframes) {
-            uint32_t p = frames[nframes - 1].node;
+            frame *pf = &frames[nframes - 1];
+            uint32_t p = pf->node;
             if (nd[n].low < nd[p].low) nd[p].low = nd[n].low;
+            /* The parent's edge to n, resolved. */
+            edges[pf->pos - 1] = nd[n].comp == HP_SCC_OPEN ? HP_SCC_INSIDE : nd[n].comp;
         }
     }
 }
@@ -258,11 +273,11 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     for (uint32_t c = ncomp; c-- > 0;) {
         uint32_t s = comp_set[c];
         for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
-            uint32_t n = order[k];
-            const uint32_t *e = edges + nd[n].eoff;
-            for (uint32_t j = 0; j < nd[n].ecnt; j++) {
-                uint32_t d = nd[e[j]].comp;
-                if (d != c && comp_set[d] != s) comp_set[d] = ops.set_union(comp_set[d], s);
+            const uint32_t *e = edges + order[k].eoff;
+            for (uint32_t j = 0; j < order[k].ecnt; j++) {
+                uint32_t d = e[j];
+                if (d != HP_SCC_INSIDE && comp_set[d] != s)
+                    comp_set[d] = ops.set_union(comp_set[d], s);
             }
         }
     }
