@@ -19,6 +19,9 @@ typedef struct hp_sym_info {
     uintptr_t start, end;   /* the function's bytes (when function is set) */
     const char *module;     /* basename of the module, or NULL if unknown */
     int module_index;       /* -1 if unknown */
+    int synthesized;        /* function is "module+0xVADDR": a function of a
+                               module without symbols, told apart by its
+                               unwind tables (hp_fde.h) */
 } hp_sym_info;
 
 /* Resolve a code address (pass a return address minus one). */
@@ -28,8 +31,9 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc);
 int hp_symbols_program_function(const char *name, uintptr_t *start, uintptr_t *end);
 /* Index of the module containing `addr`, or -1. */
 int hp_symbols_module_of(uintptr_t addr);
-/* Start of the function containing `pc` (the module's start when the
- * module has no symbol for it; 0 when no module contains it). */
+/* Start of the function containing `pc`: its symbol's, else its span's
+ * in the module's unwind tables, else the module's start; 0 when no
+ * module contains it. */
 uintptr_t hp_symbols_function_start(uintptr_t pc);
 /* The address span of the module containing `addr`: 0, or -1 if none. */
 int hp_symbols_module_span(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
@@ -45,6 +49,8 @@ typedef struct hp_data_sym {
     uintptr_t module_lo;      /* where the module is mapped */
 } hp_data_sym;
 int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out);
+/* How many functions have been named "module+0xVADDR" (no symbol). */
+uint64_t hp_symbols_synthesized(void);
 /* Around fork(). */
 void hp_symbols_prefork(void);
 void hp_symbols_postfork(void);

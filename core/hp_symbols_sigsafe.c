@@ -7,6 +7,8 @@
 #include "core/hp_symbols.h"
 #include "core/hp_symbols_internal.h"
 #include "core/hp_mem.h"
+#include "core/hp_fde.h"
+#include "core/hp_demangle.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -35,9 +37,15 @@ typedef struct hp_module {
     int data_loaded;             /* data (object) symbols read (or tried) */
     hp_fsym *dsyms;
     uint32_t ndsyms;
+    int fdes_loaded;             /* unwind-table spans read (or tried) */
+    int is_dyn;                  /* ET_DYN: addresses are bias + vaddr */
+    hp_fde_span *fdes;           /* every function's span, for code no symbol covers */
+    uint32_t nfdes;
+    const char **fde_names;      /* "module+0xVADDR" per span, made on first use */
 } hp_module;
 
 static hp_arena sym_arena, data_arena;
+static uint64_t nsynth;   /* functions named module+0xOFFSET so far */
 static hp_module modules[HP_MAX_MODULES];
 static int nmodules;   /* entries are complete before the count is published */
 static int in_signal;
@@ -73,7 +81,11 @@ int hp_symbols_init_tables(void)
     return 0;
 }
 
-void hp_symbols_set_signal_context(int v) { in_signal = v; }
+void hp_symbols_set_signal_context(int v)
+{
+    in_signal = v;
+    hp_demangle_set_signal_context(v);
+}
 
 static char *arena_strdup(const char *s)
 {
@@ -272,6 +284,60 @@ static void load_symbols(hp_module *m)
     m->nsyms = read_symbols(m, 0, &sym_arena, &m->syms);
 }
 
+/* Module m's function spans from its unwind tables (hp_fde.h), read from
+ * its file on first need. */
+static void load_fdes(hp_module *m)
+{
+    m->fdes_loaded = 1;
+    size_t len;
+    const unsigned char *img = map_elf(m->path[0] ? m->path : exe_path, &len);
+    if (!img) return;
+    m->is_dyn = ((const ElfW(Ehdr) *)img)->e_type == ET_DYN;
+    m->nfdes = hp_fde_read(img, len, &sym_arena, &m->fdes);
+    hp_sys_munmap((void *)img, len);
+    if (m->nfdes) m->fde_names = hp_arena_alloc(&sym_arena, m->nfdes * sizeof(char *));
+    if (!m->fde_names) m->nfdes = 0;
+}
+
+/* The unwind-table span of module m covering pc: its index, or -1. */
+static long fde_at(hp_module *m, uintptr_t pc, uintptr_t *start, uintptr_t *end)
+{
+    if (!m->fdes_loaded) load_fdes(m);
+    uintptr_t bias = m->is_dyn ? m->bias : 0;
+    long k = m->nfdes ? hp_fde_find(m->fdes, m->nfdes, pc - bias) : -1;
+    if (k >= 0) {
+        *start = bias + m->fdes[k].start;
+        *end = *start + m->fdes[k].size;
+    }
+    return k;
+}
+
+/* "module+0xVADDR", the name of span k of module m: what addr2line -f -e
+ * MODULE 0xVADDR resolves with the module's symbols. */
+static const char *fde_name(hp_module *m, long k)
+{
+    if (m->fde_names[k]) return m->fde_names[k];
+    char hex[20];
+    int nh = 0;
+    uint64_t v = m->fdes[k].start;
+    do {
+        hex[nh++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    size_t nb = strlen(m->base);
+    char *name = hp_arena_alloc(&sym_arena, nb + 3 + (size_t)nh + 1);
+    if (!name) return NULL;
+    memcpy(name, m->base, nb);
+    memcpy(name + nb, "+0x", 3);
+    for (int i = 0; i < nh; i++) name[nb + 3 + i] = hex[nh - 1 - i];
+    name[nb + 3 + nh] = 0;
+    m->fde_names[k] = name;
+    nsynth++;
+    return name;
+}
+
+uint64_t hp_symbols_synthesized(void) { return __atomic_load_n(&nsynth, __ATOMIC_RELAXED); }
+
 static int module_at(uintptr_t pc)
 {
     for (int i = nmodules - 1; i >= 0; i--)
@@ -388,7 +454,7 @@ int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out)
 
 hp_sym_info hp_symbols_lookup(uintptr_t pc)
 {
-    hp_sym_info r = {NULL, 0, 0, NULL, -1};
+    hp_sym_info r = {NULL, 0, 0, NULL, -1, 0};
     if (!lock()) return r;
     int i = module_of_locked(pc);
     if (i >= 0) {
@@ -396,10 +462,14 @@ hp_sym_info hp_symbols_lookup(uintptr_t pc)
         r.module = m->base;
         r.module_index = i;
         const hp_fsym *s = symbol_at(m, pc);
+        long k;
         if (s) {
             r.function = s->name;
             r.start = s->addr;
             r.end = s->addr + (s->size ? s->size : 4096);
+        } else if ((k = fde_at(m, pc, &r.start, &r.end)) >= 0) {
+            r.function = fde_name(m, k);
+            r.synthesized = 1;
         }
     }
     unlock();
@@ -413,7 +483,9 @@ uintptr_t hp_symbols_function_start(uintptr_t pc)
     int i = module_of_locked(pc);
     if (i >= 0) {
         const hp_fsym *s = symbol_at(&modules[i], pc);
-        start = s ? s->addr : modules[i].lo;
+        uintptr_t end;
+        if (s) start = s->addr;
+        else if (fde_at(&modules[i], pc, &start, &end) < 0) start = modules[i].lo;
     }
     unlock();
     return start;

@@ -27,6 +27,9 @@ const char *hp_names_module(uint32_t ccs);
 uint32_t hp_names_module_label_of(uint32_t ccs);
 /* Label id of arbitrary text (cut to the label length, made hp2ps-safe). */
 uint32_t hp_names_intern_label(const char *text);
+/* The stack's short name: its functions without parameter lists, template
+ * arguments as <...> (what .hp labels and retainer names are made of). */
+const char *hp_names_short(uint32_t ccs);
 /* Does the stack's name have `function` as one of its frames? */
 int hp_names_has_function(uint32_t ccs, const char *function);
 

@@ -6,6 +6,7 @@
 #include "core/hp_symbols.h"
 #include "core/hp_ccnames.h"
 #include "core/hp_stacks.h"
+#include "core/hp_demangle.h"
 
 #include <string.h>
 
@@ -20,10 +21,10 @@ typedef struct interner {
 } interner;
 
 /* Per stack, the ids it resolved to (+1; 0 = not yet). */
-typedef struct stack_names { uint32_t label, full, module_label; } stack_names;
+typedef struct stack_names { uint32_t label, full, module_label, brief; } stack_names;
 
 static int label_length = 25;
-static interner labels, fulls;
+static interner labels, fulls, briefs;
 static hp_vec by_stack;          /* stack_names[ccs] */
 static hp_buf scratch;
 
@@ -78,7 +79,8 @@ static uint32_t intern(interner *in, const char *text)
 int hp_names_init(int len)
 {
     label_length = len;
-    if (interner_init(&labels) != 0 || interner_init(&fulls) != 0) return -1;
+    if (interner_init(&labels) != 0 || interner_init(&fulls) != 0 || interner_init(&briefs) != 0)
+        return -1;
     if (hp_vec_reserve(&by_stack, (size_t)1 << 31) != 0) return -1;
     return hp_buf_init(&scratch, (size_t)1 << 24);
 }
@@ -103,11 +105,13 @@ static int collapse(const char **names, int n)
     return len;
 }
 
-/* The stack's full name into `scratch` (NUL-terminated). Like GHC's stacks,
+/* The stack's name into `scratch` (NUL-terminated), its functions'
+ * names demangled in `form` (HP_DEMANGLE_FULL: the full name; SHORT: what
+ * its .hp label is cut from). Like GHC's stacks,
  * which end at MAIN, a name ends at the frame of main(); start-up frames in
  * libc beyond the outermost program frame (thread start, _start) are left
  * out too; then recursion is collapsed as GHC does (f/g/f/main is f/main). */
-static const char *full_text(uint32_t ccs)
+static const char *stack_text(uint32_t ccs, int form)
 {
     hp_buf *out = &scratch;
     hp_buf_reset(out);
@@ -129,7 +133,8 @@ static const char *full_text(uint32_t ccs)
                               strcmp(info.function, "__libc_start_call_main") == 0))
             break;
         libc[n] = is_libc(info.module);
-        names[n++] = info.function ? info.function : info.module ? info.module : "UNKNOWN";
+        names[n++] = info.function ? hp_demangle(info.function, form)
+                     : info.module ? info.module : "UNKNOWN";
         if (info.function && strcmp(info.function, "main") == 0) break;
     }
     while (n > 1 && libc[n - 1]) n--;
@@ -140,8 +145,9 @@ static const char *full_text(uint32_t ccs)
     }
     if (n == 0) hp_buf_str(out, "UNKNOWN");
     char *text = (char *)hp_buf_cstr(out);
+    /* (Blanks stay: demangled names have them, "unsigned long".) */
     for (char *p = text; *p; p++)
-        if ((unsigned char)*p <= ' ' || *p == '"' || *p == 0x7f) *p = '_';
+        if ((unsigned char)*p < ' ' || *p == '"' || *p == 0x7f) *p = '_';
     return text;
 }
 
@@ -156,18 +162,30 @@ uint32_t hp_names_full_of(uint32_t ccs)
     stack_names *sn = names_of(ccs);
     if (!sn) return 0;
     if (!sn->full) {
-        uint32_t id = intern(&fulls, full_text(ccs));
+        uint32_t id = intern(&fulls, stack_text(ccs, HP_DEMANGLE_FULL));
         if (id == UINT32_MAX) return 0;
         sn->full = id + 1;
     }
     return sn->full - 1;
 }
 
+const char *hp_names_short(uint32_t ccs)
+{
+    stack_names *sn = names_of(ccs);
+    if (!sn) return "UNKNOWN";
+    if (!sn->brief) {
+        uint32_t id = intern(&briefs, stack_text(ccs, HP_DEMANGLE_SHORT));
+        if (id == UINT32_MAX) return "UNKNOWN";
+        sn->brief = id + 1;
+    }
+    return strings(&briefs)[sn->brief - 1];
+}
+
 uint32_t hp_names_label_of(uint32_t ccs)
 {
     stack_names *sn = names_of(ccs);
     if (!sn) return 0;
-    if (!sn->label) sn->label = hp_names_intern_label(hp_names_full(hp_names_full_of(ccs))) + 1;
+    if (!sn->label) sn->label = hp_names_intern_label(hp_names_short(ccs)) + 1;
     return sn->label - 1;
 }
 
@@ -200,9 +218,9 @@ uint32_t hp_names_module_label_of(uint32_t ccs)
     return sn->module_label - 1;
 }
 
-int hp_names_has_function(uint32_t ccs, const char *function)
+/* Does the stack name `text` have a frame named `function`? */
+static int text_has_frame(const char *full, const char *function)
 {
-    const char *full = hp_names_full(hp_names_full_of(ccs));
     size_t n = strlen(function);
     for (const char *p = full; *p;) {
         const char *end = strchr(p, '/');
@@ -212,6 +230,14 @@ int hp_names_has_function(uint32_t ccs, const char *function)
         p = end + 1;
     }
     return 0;
+}
+
+/* A frame matches by its full name ("ns::f(int)"), or by its short one
+ * ("ns::f", "std::vector<...>::push_back"). */
+int hp_names_has_function(uint32_t ccs, const char *function)
+{
+    return text_has_frame(hp_names_full(hp_names_full_of(ccs)), function) ||
+           text_has_frame(hp_names_short(ccs), function);
 }
 
 const char *hp_names_label(uint32_t id) { return id < labels.n ? strings(&labels)[id] : "UNKNOWN"; }

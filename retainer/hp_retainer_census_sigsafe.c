@@ -10,6 +10,7 @@
 #include "retainer/hp_trace.h"
 #include "core/hp_rt.h"
 #include "core/hp_symbols.h"
+#include "core/hp_demangle.h"
 #include "hp_writer/hp_names.h"
 
 #include <string.h>
@@ -43,7 +44,7 @@ static void code_text(hp_buf *b, uintptr_t pc)
 {
     hp_sym_info si = hp_symbols_lookup(pc);
     if (si.function) {
-        hp_buf_str(b, si.function);
+        hp_buf_str(b, hp_demangle(si.function, HP_DEMANGLE_SHORT));
         return;
     }
     module_short(b, si.module);
@@ -56,7 +57,7 @@ static void ident_text(hp_buf *b, uint32_t id)
 {
     const hp_ident *d = &hp_ret_idents()[id];
     switch (d->kind) {
-    case HP_RET_STATIC: hp_buf_str(b, d->sym); break;
+    case HP_RET_STATIC: hp_buf_str(b, hp_demangle(d->sym, HP_DEMANGLE_FULL)); break;
     case HP_RET_STATIC_OFF:
         module_short(b, d->module_base);
         hp_buf_str(b, ":data");
@@ -72,10 +73,10 @@ static void ident_text(hp_buf *b, uint32_t id)
         hp_buf_str(b, "roots@0x");
         hp_buf_hex(b, d->key);
         break;
-    case HP_RET_CCS: hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key))); break;
+    case HP_RET_CCS: hp_buf_str(b, hp_names_short((uint32_t)d->key)); break;
     case HP_RET_ADDED:
         hp_buf_str(b, "roots:");
-        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        hp_buf_str(b, hp_names_short((uint32_t)d->key));
         break;
     case HP_RET_PUSHER:
         hp_buf_str(b, "pushed-by:");
@@ -83,11 +84,11 @@ static void ident_text(hp_buf *b, uint32_t id)
         break;
     case HP_RET_PUSHED:
         hp_buf_str(b, "pushed:");
-        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        hp_buf_str(b, hp_names_short((uint32_t)d->key));
         break;
     case HP_RET_UNCOLL:
         hp_buf_str(b, "uncoll:");
-        hp_buf_str(b, hp_names_full(hp_names_full_of((uint32_t)d->key)));
+        hp_buf_str(b, hp_names_short((uint32_t)d->key));
         break;
     case HP_RET_MARKPROC:
         hp_buf_str(b, "mark:");

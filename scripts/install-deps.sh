@@ -18,7 +18,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-dev
-          libcriterion-dev python3 ghc w3m dpkg-dev binutils)
+          libcriterion-dev python3 ghc w3m dpkg-dev binutils libiberty-dev libdw-dev)
 # Only for --test: tests/tools/test_browser.py drives headless Chromium;
 # tests/external/test_runtimes.py runs Guile and ECL (language runtimes
 # built on libgc) under heapprof; tests/external/test_crystal.py builds a

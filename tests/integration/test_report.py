@@ -271,18 +271,18 @@ class Ages(CsvMatch, hptest.ProfileTest):
 
     def test_csv_matches_text_kinds(self):
         """report_kinds: several kinds, and an explicit cost centre whose
-        name holds a comma (sanitised to odd__name_,_here), which the CSV
-        must quote."""
+        name holds a comma and quotes (the quotes become _ in names: odd
+        _name_, here), which the CSV must quote."""
         r, _, prof = self.profile("report_kinds", heapprof="interval=0,report=full")
         rows = self.check_csv(r, prof, "full")
         self.assertEqual(len(rows), 9 * 13)
         self.assertEqual(rows[0], ["total profiled", "all", "48", "2800", "2320", "480",
                                    "2800", "2800"])
-        self.assertIn(["odd__name_,_here", "all", "2", "32", "16", "16", "32", "32"], rows)
+        self.assertIn(["odd _name_, here", "all", "2", "32", "16", "16", "32", "32"], rows)
         self.assertIn(["custom/main", "kind:other", "5", "400", "320", "80", "", ""], rows)
         with open(os.path.join(r.cwd, "report_kinds.alloc.csv")) as f:
             raw = f.read()
-        self.assertIn('\n"odd__name_,_here",all,2,32,16,16,32,32\n', raw)
+        self.assertIn('\n"odd _name_, here",all,2,32,16,16,32,32\n', raw)
 
 
 class BadValues(hptest.ProfileTest):
