@@ -19,6 +19,8 @@ typedef struct hp_sym_info {
     uintptr_t start, end;   /* the function's bytes (when function is set) */
     const char *module;     /* basename of the module, or NULL if unknown */
     int module_index;       /* -1 if unknown */
+    uintptr_t bias;         /* the module's load bias: pc - bias is the
+                               address in its ELF file (when module is set) */
     int synthesized;        /* function is "module+0xVADDR": a function of a
                                module without symbols, told apart by its
                                unwind tables (hp_fde.h) */

@@ -454,13 +454,14 @@ int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out)
 
 hp_sym_info hp_symbols_lookup(uintptr_t pc)
 {
-    hp_sym_info r = {NULL, 0, 0, NULL, -1, 0};
+    hp_sym_info r = {NULL, 0, 0, NULL, -1, 0, 0};
     if (!lock()) return r;
     int i = module_of_locked(pc);
     if (i >= 0) {
         hp_module *m = &modules[i];
         r.module = m->base;
         r.module_index = i;
+        r.bias = m->bias;
         const hp_fsym *s = symbol_at(m, pc);
         long k;
         if (s) {

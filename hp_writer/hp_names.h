@@ -30,6 +30,11 @@ uint32_t hp_names_intern_label(const char *text);
 /* The stack's short name: its functions without parameter lists, template
  * arguments as <...> (what .hp labels and retainer names are made of). */
 const char *hp_names_short(uint32_t ccs);
+/* The frames of the stack name `full_id` (hp_names_full_of), innermost
+ * first, as that name shows them: up to `max` into out; their count. pc
+ * is the frame's code address (0 for an explicit cost centre). */
+typedef struct hp_name_frame { const char *name; uintptr_t pc; } hp_name_frame;
+int hp_names_frames(uint32_t full_id, hp_name_frame *out, int max);
 /* Does the stack's name have `function` as one of its frames? */
 int hp_names_has_function(uint32_t ccs, const char *function);
 

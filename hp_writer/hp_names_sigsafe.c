@@ -26,6 +26,7 @@ typedef struct stack_names { uint32_t label, full, module_label, brief; } stack_
 static int label_length = 25;
 static interner labels, fulls, briefs;
 static hp_vec by_stack;          /* stack_names[ccs] */
+static hp_vec by_full;           /* uint32_t[full id]: a stack with that name */
 static hp_buf scratch;
 
 static int interner_init(interner *in)
@@ -82,6 +83,7 @@ int hp_names_init(int len)
     if (interner_init(&labels) != 0 || interner_init(&fulls) != 0 || interner_init(&briefs) != 0)
         return -1;
     if (hp_vec_reserve(&by_stack, (size_t)1 << 31) != 0) return -1;
+    if (hp_vec_reserve(&by_full, (size_t)1 << 31) != 0) return -1;
     return hp_buf_init(&scratch, (size_t)1 << 24);
 }
 
@@ -90,18 +92,27 @@ static int is_libc(const char *module)
     return module && strncmp(module, "libc.so", 7) == 0;
 }
 
-/* GHC's recursion rule by function name (see hp_collapse_recursion). */
-static int collapse(const char **names, int n)
+/* GHC's recursion rule by function name (see hp_collapse_recursion); each
+ * name's frame address goes with it. */
+static int collapse(const char **names, uintptr_t *addrs, int n)
 {
     const char *st[HP_NAME_FRAMES];
+    uintptr_t sa[HP_NAME_FRAMES];
     int len = 0;
     for (int i = n - 1; i >= 0; i--) {
         int k = len - 1;
         while (k >= 0 && strcmp(st[k], names[i]) != 0) k--;
-        if (k >= 0) len = k + 1;
-        else st[len++] = names[i];
+        if (k >= 0) {
+            len = k + 1;
+        } else {
+            sa[len] = addrs[i];
+            st[len++] = names[i];
+        }
     }
-    for (int i = 0; i < len; i++) names[i] = st[len - 1 - i];
+    for (int i = 0; i < len; i++) {
+        names[i] = st[len - 1 - i];
+        addrs[i] = sa[len - 1 - i];
+    }
     return len;
 }
 
@@ -111,16 +122,15 @@ static int collapse(const char **names, int n)
  * which end at MAIN, a name ends at the frame of main(); start-up frames in
  * libc beyond the outermost program frame (thread start, _start) are left
  * out too; then recursion is collapsed as GHC does (f/g/f/main is f/main). */
-static const char *stack_text(uint32_t ccs, int form)
+/* The frames a stack's name shows, in names[] and addrs[]: their count. */
+static int stack_frames(uint32_t ccs, int form, const char **names, uintptr_t *addrs)
 {
-    hp_buf *out = &scratch;
-    hp_buf_reset(out);
     const hp_stack *s = hp_stacks_get(ccs);
-    const char *names[HP_NAME_FRAMES];
     int libc[HP_NAME_FRAMES];
     int n = 0;
     for (uint32_t i = 0; i < s->n && n < HP_NAME_FRAMES; i++) {
         uintptr_t f = s->frames[i];
+        addrs[n] = f;
         if (f & HP_FRAME_EXPLICIT) {
             libc[n] = 0;
             names[n++] = hp_ccnames_get((uint32_t)(f & ~HP_FRAME_EXPLICIT));
@@ -138,7 +148,16 @@ static const char *stack_text(uint32_t ccs, int form)
         if (info.function && strcmp(info.function, "main") == 0) break;
     }
     while (n > 1 && libc[n - 1]) n--;
-    n = collapse(names, n);
+    return collapse(names, addrs, n);
+}
+
+static const char *stack_text(uint32_t ccs, int form)
+{
+    hp_buf *out = &scratch;
+    hp_buf_reset(out);
+    const char *names[HP_NAME_FRAMES];
+    uintptr_t addrs[HP_NAME_FRAMES];
+    int n = stack_frames(ccs, form, names, addrs);
     for (int i = 0; i < n; i++) {
         if (i) hp_buf_chr(out, '/');
         hp_buf_str(out, names[i]);
@@ -162,8 +181,11 @@ uint32_t hp_names_full_of(uint32_t ccs)
     stack_names *sn = names_of(ccs);
     if (!sn) return 0;
     if (!sn->full) {
+        uint32_t before = fulls.n;
         uint32_t id = intern(&fulls, stack_text(ccs, HP_DEMANGLE_FULL));
         if (id == UINT32_MAX) return 0;
+        if (id >= before && hp_vec_ensure(&by_full, (size_t)(id + 1) * sizeof(uint32_t)) == 0)
+            ((uint32_t *)by_full.base)[id] = ccs;
         sn->full = id + 1;
     }
     return sn->full - 1;
@@ -243,3 +265,19 @@ int hp_names_has_function(uint32_t ccs, const char *function)
 const char *hp_names_label(uint32_t id) { return id < labels.n ? strings(&labels)[id] : "UNKNOWN"; }
 uint32_t hp_names_label_count(void) { return labels.n; }
 const char *hp_names_full(uint32_t id) { return id < fulls.n ? strings(&fulls)[id] : "UNKNOWN"; }
+
+int hp_names_frames(uint32_t full_id, hp_name_frame *out, int max)
+{
+    if (full_id >= fulls.n || by_full.committed < (size_t)(full_id + 1) * sizeof(uint32_t))
+        return 0;
+    uint32_t ccs = ((const uint32_t *)by_full.base)[full_id];
+    const char *names[HP_NAME_FRAMES];
+    uintptr_t addrs[HP_NAME_FRAMES];
+    int n = stack_frames(ccs, HP_DEMANGLE_FULL, names, addrs);
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) {
+        out[i].name = names[i];
+        out[i].pc = addrs[i] & HP_FRAME_EXPLICIT ? 0 : addrs[i];
+    }
+    return n;
+}

@@ -4,10 +4,14 @@
 #include "hp_writer/hp_names.h"
 #include "core/hp_breakdown.h"
 #include "core/hp_shadow.h"
+#include "core/hp_symbols.h"
+#include "hp_writer/hp_srcloc.h"
 
 typedef hp_rec hp_rec_size_probe;
 
 #include <string.h>
+
+#define HP_PROF_FRAMES 128   /* frames listed per stack */
 
 typedef struct row {
     uint64_t objects, bytes, requested, survived, at_peak;
@@ -15,12 +19,14 @@ typedef struct row {
 } row;
 
 static hp_buf out;
+static hp_buf src_buf;      /* one stack's source lines */
 static hp_vec rows_vec;     /* row[full-name id] */
 static hp_vec order_vec;    /* uint32_t[] */
 
 int hp_prof_init(void)
 {
     if (hp_buf_init(&out, (size_t)1 << 32) != 0) return -1;
+    if (hp_buf_init(&src_buf, (size_t)1 << 24) != 0) return -1;
     if (hp_vec_reserve(&rows_vec, (size_t)1 << 32) != 0) return -1;
     if (hp_vec_reserve(&order_vec, (size_t)1 << 30) != 0) return -1;
     return 0;
@@ -132,6 +138,49 @@ static size_t prepare_rows(const hp_ccs_stats *stats, uint32_t nccs, row *total,
     size_t n = order_rows(*nnames);
     sum_rows(total, *nnames);
     return n;
+}
+
+/* STACK FRAMES: each stack of the table, frame by frame: its function,
+ * where its code is (module+ELF address, what addr2line -f -e MODULE
+ * takes), its source line. */
+static void frames_section(hp_buf *b, const uint32_t *order, size_t n)
+{
+    hp_buf_str(b, "\nSTACK FRAMES (each stack of the table, innermost frame first: "
+                  "function, module+address, source line)\n");
+    const char *why = hp_srcloc_status();
+    if (why) {
+        hp_buf_str(b, "        (");
+        hp_buf_str(b, why);
+        hp_buf_str(b, ")\n");
+    }
+    if (hp_symbols_synthesized())
+        hp_buf_str(b, "        (a name MODULE+0xADDRESS is a function of a module without "
+                      "symbols: addr2line -f -e MODULE 0xADDRESS names it, given the "
+                      "module's symbols or its debug file)\n");
+    for (size_t k = 0; k < n; k++) {
+        hp_buf_chr(b, '\n');
+        hp_buf_str(b, hp_names_full(order[k]));
+        hp_buf_chr(b, '\n');
+        hp_name_frame f[HP_PROF_FRAMES];
+        int nf = hp_names_frames(order[k], f, HP_PROF_FRAMES);
+        for (int i = 0; i < nf; i++) {
+            hp_buf_str(b, "    ");
+            hp_buf_str(b, f[i].name);
+            hp_buf_str(b, "  ");
+            if (f[i].pc) {
+                hp_sym_info si = hp_symbols_lookup(f[i].pc);
+                hp_buf_str(b, si.module ? si.module : "?");
+                hp_buf_str(b, "+0x");
+                hp_buf_hex(b, si.module ? f[i].pc - si.bias : f[i].pc);
+                const char *w = hp_srcloc_get(f[i].pc);
+                hp_buf_str(b, "  ");
+                hp_buf_str(b, w ? w : "-");
+            } else {
+                hp_buf_str(b, "explicit  -");
+            }
+            hp_buf_chr(b, '\n');
+        }
+    }
 }
 
 static void clear_rows(uint32_t nnames)
@@ -284,6 +333,7 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         for (size_t k = 0; k < n; k++)
             breakdown_lines(b, &rows()[order[k]], hp_names_full(order[k]), 0);
     }
+    frames_section(b, order, n);
     clear_rows(nnames);
     if (b->failed) return -1;
     return hp_buf_write(b, fd);
@@ -304,7 +354,7 @@ static void csv_field(hp_buf *b, const char *text)
 
 static void csv_line(hp_buf *b, const char *stack, const char *what, uint64_t objects,
                      uint64_t bytes, uint64_t overhead, const uint64_t *survived,
-                     const uint64_t *at_peak)
+                     const uint64_t *at_peak, const char *source)
 {
     csv_field(b, stack);
     hp_buf_chr(b, ',');
@@ -321,26 +371,46 @@ static void csv_line(hp_buf *b, const char *stack, const char *what, uint64_t ob
     if (survived) hp_buf_u64(b, *survived);
     hp_buf_chr(b, ',');
     if (at_peak) hp_buf_u64(b, *at_peak);
+    hp_buf_chr(b, ',');
+    if (source) csv_field(b, source);
     hp_buf_chr(b, '\n');
 }
 
-static void csv_row(hp_buf *b, const row *r, const char *stack, int report)
+/* The source line of each frame of stack name `id`, innermost first, ';'
+ * between frames, '?' where unknown, into `src` (NUL-terminated): empty
+ * when no frame has one. */
+static const char *sources_of(uint32_t id, hp_buf *src)
+{
+    hp_buf_reset(src);
+    hp_name_frame f[HP_PROF_FRAMES];
+    int n = hp_names_frames(id, f, HP_PROF_FRAMES), known = 0;
+    for (int i = 0; i < n; i++) {
+        const char *w = f[i].pc ? hp_srcloc_get(f[i].pc) : NULL;
+        if (i) hp_buf_chr(src, ';');
+        hp_buf_str(src, w ? w : "?");
+        known += w != NULL;
+    }
+    if (!known) hp_buf_reset(src);
+    return hp_buf_cstr(src);
+}
+
+static void csv_row(hp_buf *b, const row *r, const char *stack, int report, const char *source)
 {
     csv_line(b, stack, "all", r->objects, r->bytes, r->bytes - r->requested, &r->survived,
-             &r->at_peak);
+             &r->at_peak, source);
     if (report & HP_REPORT_GEN)
         for (int a = 0; a < HP_AGE_BUCKETS; a++) {
             char what[16] = "survived:";
             strcat(what, age_names[a]);
             const hp_tally *t = &r->bd.age[a];
-            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL);
+            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL, NULL);
         }
     if (report & HP_REPORT_KIND)
         for (int c = 0; c < HP_CAT_COUNT; c++) {
             char what[32] = "kind:";
             strcat(what, hp_kind_category_name(c));
             const hp_tally *t = &r->bd.kind[c];
-            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL);
+            csv_line(b, stack, what, t->objects, t->bytes, t->overhead, NULL, NULL, NULL);
         }
 }
 
@@ -348,13 +418,16 @@ int hp_prof_write_csv(int fd, int report, const hp_ccs_stats *stats, uint32_t nc
 {
     hp_buf *b = &out;
     hp_buf_reset(b);
-    hp_buf_str(b, "stack,breakdown,objects,bytes,requested,overhead,survived,live_at_peak\n");
+    hp_buf_str(b, "stack,breakdown,objects,bytes,requested,overhead,survived,live_at_peak,"
+                  "source\n");
     row total;
     uint32_t nnames;
     size_t n = prepare_rows(stats, nccs, &total, &nnames);
     const uint32_t *order = (const uint32_t *)order_vec.base;
-    csv_row(b, &total, "total profiled", report);
-    for (size_t k = 0; k < n; k++) csv_row(b, &rows()[order[k]], hp_names_full(order[k]), report);
+    csv_row(b, &total, "total profiled", report, NULL);
+    for (size_t k = 0; k < n; k++)
+        csv_row(b, &rows()[order[k]], hp_names_full(order[k]), report,
+                sources_of(order[k], &src_buf));
     clear_rows(nnames);
     if (b->failed) return -1;
     return hp_buf_write(b, fd);

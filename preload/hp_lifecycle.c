@@ -2,6 +2,7 @@
  * points): the constructor, reading the configuration, attaching to the
  * collector, fork, exit and SIGINT/SIGTERM. It calls every level below;
  * nothing calls it but the other entry points (preload/). */
+#include "hp_writer/hp_srcloc.h"
 #include "core/hp_sys.h"
 #include "core/hp_assert.h"
 #include "core/hp_outfile.h"
@@ -209,6 +210,9 @@ static void at_exit(void)
 {
     if (atomic_load(&init_state) != 2) return;
     if (atomic_load(&hp_rt.attached)) hp_hooks_final_collection();
+    /* Source lines of every frame, read now: the writers cannot (they
+     * also run in signal handlers). */
+    hp_srcloc_prepare();
     hp_census_finish(0);
     /* Claimed but never written (libgc loaded, nothing allocated): leave no
      * empty file behind. */

@@ -23,6 +23,7 @@ survived" is counted when it dies (or at exit, for those still live):
 """
 import csv
 import os
+import re
 
 import hptest
 from hptest import granted, out_table, prof_field
@@ -95,7 +96,7 @@ def read_csv(path):
 GEN_BUCKETS = ["0", "1", "2", "3", "4+"]
 KINDS = ["normal", "atomic", "uncollectable", "typed", "gcj", "finalized", "other"]
 CSV_HEADER = ["stack", "breakdown", "objects", "bytes", "requested", "overhead", "survived",
-              "live_at_peak"]
+              "live_at_peak", "source"]
 
 
 class CsvMatch:
@@ -107,7 +108,18 @@ class CsvMatch:
         header, rows = read_csv(path)
         self.assertEqual(header, CSV_HEADER)
         for row in rows:
-            self.assertEqual(len(row), 8, row)
+            self.assertEqual(len(row), 9, row)
+        # source: on a stack's "all" row, one file:line (or ?) per frame,
+        # innermost first (these programs are built with -g: every frame
+        # of the program has one); empty on the total and breakdown rows.
+        for row in rows:
+            if row[1] != "all" or row[0] == "total profiled":
+                self.assertEqual(row[8], "", row)
+            elif "/" in row[0] or row[0].endswith("main"):
+                parts = row[8].split(";")
+                self.assertEqual(len(parts), len(row[0].split("/")), row)
+                self.assertTrue(all(re.fullmatch(r".+\.c:\d+", p) for p in parts), row)
+        rows = [row[:8] for row in rows]
         gen = section(prof, "BY COLLECTIONS SURVIVED")
         kind = section(prof, "BY KIND")
         self.assertEqual(gen is not None, report in ("gen", "full"))
@@ -248,8 +260,11 @@ class Ages(CsvMatch, hptest.ProfileTest):
                 self.check_table(prof)
                 self.assertIsNone(section(prof, "BY COLLECTIONS SURVIVED"))
                 self.assertIsNone(section(prof, "BY KIND"))
-                # The table is the last thing in the file.
-                self.assertTrue(prof.endswith("  l/main\n"), prof[-200:])
+                # The table is followed only by its stacks' frames.
+                table_part, _, frames = prof.partition("\nSTACK FRAMES (")
+                self.assertTrue(table_part.endswith("  l/main\n"), table_part[-200:])
+                self.assertRegex(frames, r"\nl/main\n    l  report_ages\+0x[0-9a-f]+  "
+                                         r"\S*tests/progs/report_ages.c:\d+\n")
                 rows = self.check_csv(r, prof, "off")
                 self.assertEqual([row[1] for row in rows], ["all"] * 6)
 
@@ -282,7 +297,7 @@ class Ages(CsvMatch, hptest.ProfileTest):
         self.assertIn(["custom/main", "kind:other", "5", "400", "320", "80", "", ""], rows)
         with open(os.path.join(r.cwd, "report_kinds.alloc.csv")) as f:
             raw = f.read()
-        self.assertIn('\n"odd _name_, here",all,2,32,16,16,32,32\n', raw)
+        self.assertIn('\n"odd _name_, here",all,2,32,16,16,32,32,\n', raw)
 
 
 class BadValues(hptest.ProfileTest):
