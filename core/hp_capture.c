@@ -16,6 +16,7 @@
 int hp_capture_mode_;            /* 0 fp, 1 libunwind (cached), 2 libunwind-raw */
 #define capture_mode hp_capture_mode_
 static int capture_depth = 8;
+static int by_call;            /* frames=call: frames are call sites */
 static uint32_t empty_stack;   /* id of the stack with no frames */
 
 #define HP_MAX_EXCLUDED 4
@@ -45,9 +46,10 @@ static int drop_excluded(uintptr_t *f, int n)
     return out;
 }
 
-void hp_capture_init(int unwind, int depth)
+void hp_capture_init(int unwind, int depth, int frames_by_call)
 {
     capture_depth = depth;
+    by_call = frames_by_call;
     hp_capture_caches_init();
     empty_stack = hp_stacks_intern(NULL, 0);
     if (unwind == HP_UNWIND_FP) return;
@@ -110,12 +112,16 @@ int hp_collapse_recursion(uintptr_t *f, int n)
 
 /* The function a return address belongs to: frames of a cost-centre stack
  * are functions (cost centres), so that call sites within one function and
- * recursion through inlined copies all name the same centre. */
+ * recursion through inlined copies all name the same centre. With
+ * frames=call, the return address itself (each call site its own centre,
+ * as GHC's -fprof-auto-calls). */
 static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
 {
     hp_pcfn *e = t->caches ? &t->caches->pcfn[(pc ^ (pc >> 10)) & (HP_PCFN_SLOTS - 1)] : NULL;
     if (e && e->pc == pc) return e->fn;
     uintptr_t fn = hp_symbols_function_start(pc - 1);
+    /* frames=call: the call site itself (in a module, as a function). */
+    if (by_call && fn) fn = pc;
     if (e) {
         e->pc = pc;
         e->fn = fn;

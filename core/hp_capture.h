@@ -12,7 +12,7 @@
  * libunwind with cached recipes (hp_unwind.h), or libunwind for every walk;
  * libunwind falls back to frame pointers, with a warning, when it cannot be
  * loaded. */
-void hp_capture_init(int unwind, int depth);
+void hp_capture_init(int unwind, int depth, int frames_by_call);
 /* Frames inside the module containing `addr` (libgc, heapprof itself) are
  * left out of every stack, before it is cut to depth. */
 void hp_capture_exclude_module_of(uintptr_t addr);

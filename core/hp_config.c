@@ -8,6 +8,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
+    "frames=function|call, " \
     "out=PATH, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
@@ -57,6 +58,10 @@ const char *hp_config_help(void)
 "              reads each return address's frame layout once, heapprof caches\n"
 "              it), fp (frame-pointer walk: needs -fno-omit-frame-pointer), or\n"
 "              libunwind-raw (libunwind walks every stack: slower)\n"
+"  frames=F    what a frame of a cost-centre stack stands for: function\n"
+"              (default: the function, so call sites in one function are one\n"
+"              frame) or call (each call site apart, named function+0xOFFSET,\n"
+"              its file:line in the .prof's STACK FRAMES; GHC -fprof-auto-calls)\n"
 "  out=PATH    where to write: PATH.hp, PATH.prof, PATH.alloc.csv (a trailing\n"
 "              .hp is dropped); default <program>.hp in the working directory\n"
 "  report=R    allocation report breakdowns in .prof and .alloc.csv: off\n"
@@ -211,6 +216,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': unwind is libunwind, fp or libunwind-raw",
                         s, n);
+            } else if (key_is(s, klen, "frames")) {
+                if (key_is(v, vlen, "function")) c->frames_by_call = 0;
+                else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': frames is function or call", s, n);
             } else if (key_is(s, klen, "report")) {
                 if (key_is(v, vlen, "off")) c->report = 0;
                 else if (key_is(v, vlen, "gen")) c->report = HP_REPORT_GEN;

@@ -27,6 +27,8 @@ typedef struct hp_config {
     int depth;            /* frames kept per cost-centre stack */
     int label_length;     /* .hp label length (GHC -L) */
     hp_unwind unwind;     /* how stacks are captured */
+    int frames_by_call;   /* frames=call: a frame is a call site (its return
+                             address), not the function containing it */
     char out[HP_OUT_MAX]; /* output path stem or .hp path; "" = <program>.hp */
     int help;             /* HEAPPROF=help */
     int report;           /* HP_REPORT_* bits */

@@ -7,6 +7,7 @@
 #include "core/hp_ccnames.h"
 #include "core/hp_stacks.h"
 #include "core/hp_demangle.h"
+#include "core/hp_rt.h"
 
 #include <string.h>
 
@@ -28,6 +29,7 @@ static interner labels, fulls, briefs;
 static hp_vec by_stack;          /* stack_names[ccs] */
 static hp_vec by_full;           /* uint32_t[full id]: a stack with that name */
 static hp_buf scratch;
+static hp_buf site_names;        /* frames=call: "function+0xOFFSET" of one stack */
 
 static int interner_init(interner *in)
 {
@@ -84,6 +86,7 @@ int hp_names_init(int len)
         return -1;
     if (hp_vec_reserve(&by_stack, (size_t)1 << 31) != 0) return -1;
     if (hp_vec_reserve(&by_full, (size_t)1 << 31) != 0) return -1;
+    if (hp_buf_init(&site_names, (size_t)1 << 24) != 0) return -1;
     return hp_buf_init(&scratch, (size_t)1 << 24);
 }
 
@@ -127,7 +130,10 @@ static int stack_frames(uint32_t ccs, int form, const char **names, uintptr_t *a
 {
     const hp_stack *s = hp_stacks_get(ccs);
     int libc[HP_NAME_FRAMES];
+    size_t site_off[HP_NAME_FRAMES];   /* + 1: a call-site name in site_names */
     int n = 0;
+    hp_buf_reset(&site_names);
+    memset(site_off, 0, sizeof site_off);
     for (uint32_t i = 0; i < s->n && n < HP_NAME_FRAMES; i++) {
         uintptr_t f = s->frames[i];
         addrs[n] = f;
@@ -136,7 +142,10 @@ static int stack_frames(uint32_t ccs, int form, const char **names, uintptr_t *a
             names[n++] = hp_ccnames_get((uint32_t)(f & ~HP_FRAME_EXPLICIT));
             continue;
         }
-        hp_sym_info info = hp_symbols_lookup(f);   /* frames are function starts */
+        /* Frames are function starts, or with frames=call return
+         * addresses (the call is the byte before). */
+        int by_call = hp_rt.cfg.frames_by_call;
+        hp_sym_info info = hp_symbols_lookup(by_call ? f - 1 : f);
         /* Start-up code: where main() has no symbol (a stripped program),
          * the name still ends where the C library calls into the program. */
         if (info.function && (strcmp(info.function, "__libc_start_main") == 0 ||
@@ -145,9 +154,22 @@ static int stack_frames(uint32_t ccs, int form, const char **names, uintptr_t *a
         libc[n] = is_libc(info.module);
         names[n++] = info.function ? hp_demangle(info.function, form)
                      : info.module ? info.module : "UNKNOWN";
+        if (by_call && info.function) {
+            /* The call site: function+0xOFFSET of the return address. */
+            size_t at = site_names.len;
+            hp_buf_str(&site_names, names[n - 1]);
+            hp_buf_str(&site_names, "+0x");
+            hp_buf_hex(&site_names, f - info.start);
+            hp_buf_chr(&site_names, 0);
+            site_off[n - 1] = at + 1;
+        }
         if (info.function && strcmp(info.function, "main") == 0) break;
     }
     while (n > 1 && libc[n - 1]) n--;
+    /* (site_names is complete: its text no longer moves.) */
+    const char *base = hp_buf_cstr(&site_names);
+    for (int i = 0; i < n; i++)
+        if (site_off[i]) names[i] = base + site_off[i] - 1;
     return collapse(names, addrs, n);
 }
 
@@ -248,6 +270,9 @@ static int text_has_frame(const char *full, const char *function)
         const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (len == n && memcmp(p, function, n) == 0) return 1;
+        /* frames=call: the call sites of `function`, function+0xOFFSET. */
+        if (len > n + 3 && memcmp(p, function, n) == 0 && memcmp(p + n, "+0x", 3) == 0)
+            return 1;
         if (!end) break;
         p = end + 1;
     }

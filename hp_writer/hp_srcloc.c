@@ -4,14 +4,16 @@
  * by name (the header gives their types); the process's modules are
  * reported from /proc/PID/maps (dwfl_linux_proc_report), each module's
  * DWARF, or its debug file, found by libdwfl's standard callbacks. Every
- * distinct frame of every stack is looked up once: its line table row
- * (dwfl_module_getsrc), printed "file:line", the file relative to the
+ * distinct frame of every stack is looked up once (a function's start, or
+ * with frames=call the call instruction before a return address): its
+ * line table row (dwfl_module_getsrc), printed "file:line", the file relative to the
  * working directory when it lies under it. Runs in the exit path, in
  * normal context (libdw mallocs), never in a signal handler. */
 #include "hp_writer/hp_srcloc.h"
 #include "hp_writer/hp_srcloc_internal.h"
 #include "core/hp_hash.h"
 #include "core/hp_stacks.h"
+#include "core/hp_rt.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
@@ -151,8 +153,10 @@ int hp_srcloc_prepare(void)
             while (t[j].pc && t[j].pc != pc) j = (j + 1) & (cap - 1);
             if (t[j].pc) continue;
             t[j].pc = pc;
-            Dwfl_Module *m = api.addrmodule(d, pc);
-            Dwfl_Line *l = m ? api.module_getsrc(m, pc) : NULL;
+            /* A call site's line is that of its call, the byte before. */
+            uintptr_t at = hp_rt.cfg.frames_by_call ? pc - 1 : pc;
+            Dwfl_Module *m = api.addrmodule(d, at);
+            Dwfl_Line *l = m ? api.module_getsrc(m, at) : NULL;
             int line = 0;
             const char *file = l ? api.lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
             if (file && line > 0 &&

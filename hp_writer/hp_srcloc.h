@@ -18,7 +18,8 @@
 int hp_srcloc_prepare(void);
 
 /* "file:line" of code address `pc` (as the frames hold it: a function's
- * start), or NULL when unknown or not prepared. Lock-free. */
+ * start, or with frames=call a return address, whose call's line it is),
+ * or NULL when unknown or not prepared. Lock-free. */
 const char *hp_srcloc_get(uintptr_t pc);
 
 /* What the .prof says about source lines: NULL when lines were read, else

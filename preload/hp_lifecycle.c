@@ -293,7 +293,7 @@ void hp_ensure_init(void)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
     if (hp_census_start() != 0) _exit(2);   /* a scheme said why it cannot run */
-    hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth);
+    hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth, hp_rt.cfg.frames_by_call);
     hp_thread_init_key();
     pthread_atfork(prefork, postfork_parent, postfork_child);
     atexit(at_exit);

@@ -10,7 +10,7 @@
 
 #include "core/hp_config.h"
 
-#define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, out=PATH"
+#define VALID_KEYS_TEXT "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, frames=function|call, out=PATH"
 
 static void assert_defaults(const hp_config *c)
 {
