@@ -7,7 +7,8 @@
  * manglings, and not in a signal handler: it mallocs to decode punycode
  * identifiers; then cplus_demangle_v3_callback) into a fixed buffer. The
  * short form asks for no parameters and then replaces each outermost
- * template argument list by <...> ("operator<" and "operator<<" kept). */
+ * template argument list by <...> (operator<, operator<<, operator> and
+ * operator-> are not brackets, at any depth). */
 #include "core/hp_demangle.h"
 #include "core/hp_mem.h"
 
@@ -58,9 +59,16 @@ static void shorten_templates(char *s)
     char *w = s;
     int depth = 0;
     for (const char *r = s; *r; r++) {
-        if (depth == 0 && *r == '<' && r - s >= 8 && strncmp(r - 8, "operator", 8) == 0) {
-            *w++ = *r;   /* operator< / operator<< / operator<= ... */
-            while (r[1] == '<' || r[1] == '=') *w++ = *++r;
+        if ((*r == '<' || *r == '>') &&
+            ((r - s >= 8 && strncmp(r - 8, "operator", 8) == 0) ||
+             (r - s >= 9 && strncmp(r - 9, "operator-", 9) == 0))) {
+            /* operator< / operator<<= / operator>> / operator-> ...: not
+             * brackets, at any depth (kept outside template arguments). */
+            if (depth == 0) *w++ = *r;
+            while (r[1] == '<' || r[1] == '>' || r[1] == '=') {
+                r++;
+                if (depth == 0) *w++ = *r;
+            }
             continue;
         }
         if (*r == '<') {

@@ -9,6 +9,11 @@ report beside it when there is one.
 The page has no outside references: its CSS, script and data are inline
 and the chart is drawn as SVG in the page, so it opens from a file with no
 network. Python 3 standard library only.
+
+A band's label is a cost-centre stack cut short (25 bytes by default), so
+with heapprof's .prof the page also names the full, demangled stack(s)
+behind each label, frame by frame with source lines (the .prof's STACK
+FRAMES): in the legend's and the chart's tooltips and in the bands table.
 """
 import argparse
 import html
@@ -224,16 +229,77 @@ def _row(line, ncols):
     return parts
 
 
+# STACK FRAMES: a frame line is 4 blanks, FUNCTION, MODULE+0xADDRESS (or
+# "explicit": a cost centre the program named), SOURCE (file:line or -),
+# two blanks apart; the function may have blanks of its own.
+FRAMES_TITLE = "STACK FRAMES"
+FRAME_WHERE_RE = re.compile(r"^(explicit|\S.*\+0x[0-9a-fA-F]+)$")
+
+
+def _frame(line):
+    """(function, where, source or None) of a STACK FRAMES frame line, or None."""
+    if not line.startswith("    ") or line[4:5].isspace() or not line[4:5]:
+        return None
+    parts = line[4:].rstrip().rsplit("  ", 2)
+    if len(parts) != 3 or not parts[0] or not FRAME_WHERE_RE.match(parts[1]) \
+            or not parts[2].strip():
+        return None
+    source = parts[2].strip()
+    return (parts[0], parts[1], None if source == "-" else source)
+
+
+def _parse_frames(lines, i, prof):
+    """Reads the STACK FRAMES section whose title is lines[i] into
+    prof["frames"] ({full stack name: [(function, where, source or None)]})
+    and prof["frames_notes"]; returns the index of the first line after it.
+    The section ends at the end of the file or at a line that is not part
+    of it (the next section's title: a line at the margin that no frame
+    line follows)."""
+    prof["frames_title"] = lines[i].strip()
+    n = len(lines)
+    i += 1
+    while i < n:
+        line = lines[i]
+        s = line.strip()
+        if not s:
+            i += 1
+            continue
+        if line.startswith("        (") and s.endswith(")"):
+            prof["frames_notes"].append(s[1:-1])
+            i += 1
+            continue
+        if line[:1].isspace():
+            break
+        frames = []
+        j = i + 1
+        while j < n:
+            f = _frame(lines[j])
+            if f is None:
+                break
+            frames.append(f)
+            j += 1
+        # A stack with no frame at all is named UNKNOWN; any other line at
+        # the margin with no frame under it begins the next section.
+        if not frames and s != "UNKNOWN":
+            break
+        prof["frames"][s] = frames
+        i = j
+    return i
+
+
 def parse_prof(path):
     """Returns a dict: heapprof (bool), date, job, pid, settings, summary
     [(key, value)], notes [str], tables [{title, columns, rows}], sets
-    [(id, [members])], other [str]."""
+    [(id, [members])], frames {full stack name: [(function, module+address
+    or 'explicit', source line or None)]} (the STACK FRAMES section, in
+    the file's order), frames_title, frames_notes [str], other [str]."""
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", "replace")
     lines = text.splitlines()
     prof = {"heapprof": bool(lines) and lines[0].startswith("heapprof report"),
             "date": "", "job": "", "pid": "", "settings": "", "summary": [], "notes": [],
-            "tables": [], "sets": [], "other": []}
+            "tables": [], "sets": [], "frames": {}, "frames_title": "", "frames_notes": [],
+            "other": []}
     for line in lines:
         m = SET_RE.match(line)
         if m:
@@ -259,6 +325,9 @@ def parse_prof(path):
         if s.startswith("mode ") and not prof["settings"]:
             prof["settings"] = s
             i += 1
+            continue
+        if line.startswith(FRAMES_TITLE) and not prof["frames_title"]:
+            i = _parse_frames(lines, i, prof)
             continue
         # A table: a header of columns set apart by two or more blanks, then rows.
         cols = _split_header(line)
@@ -295,6 +364,239 @@ def parse_prof(path):
 
 
 # ---------------------------------------------------------------------------
+# .hp labels and the full stacks behind them
+#
+# heapprof's .hp labels are cost-centre stacks cut to the label length,
+# made of a short form of each function's name (libiberty's demangling
+# without parameter lists, each outermost template argument list shown as
+# <...>); the .prof names the full stacks. A label can stand for several.
+
+HP_KEYWORDS = ("JOB", "DATE", "SAMPLE_UNIT", "VALUE_UNIT", "MARK", "BEGIN_SAMPLE",
+               "END_SAMPLE")
+LABEL_LENGTH_RE = re.compile(r"\blabel length (\d+)")
+# What may follow a function's parameter list in its full name.
+FUNCTION_TAIL_RE = re.compile(r"(\s*\[clone [^\]]*\]|\s+(?:const|volatile|&&|&|noexcept|"
+                              r"transaction_safe|throw\(\)))$")
+# Special names (thunks, clones, data): libiberty keeps their parameters.
+SPECIAL_NAME_RE = re.compile(r"^(?:(?:non-)?virtual thunk to|covariant return thunk to|"
+                             r"(?:non-)?transaction clone for|TLS (?:init|wrapper) function "
+                             r"for|typeinfo (?:name |fn )?for|(?:construction )?vtable for|"
+                             r"VTT for|guard variable for|hidden alias for|reference "
+                             r"temporary #\d+ for|template parameter object for) ")
+OPENERS, CLOSERS = "([{<", ")]}>"
+
+
+def _open_of(s, end):
+    """Index of the '(' that the ')' at s[end] closes, or -1."""
+    depth = 0
+    for k in range(end, -1, -1):
+        if s[k] == ")":
+            depth += 1
+        elif s[k] == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def shorten_templates(s):
+    """Each outermost <...> of s as <...> (operator<, operator<< and the
+    like kept): heapprof's hp_demangle short form, in Python."""
+    out = []
+    depth = 0
+    k = 0
+    while k < len(s):
+        c = s[k]
+        if c in "<>" and (s[:k].endswith("operator") or s[:k].endswith("operator-")):
+            # operator<, operator<<=, operator>>, operator-> ...: not brackets
+            # (at any depth; kept only outside template arguments).
+            run = c
+            while k + 1 < len(s) and s[k + 1] in "<>=":
+                k += 1
+                run += s[k]
+            if depth == 0:
+                out.append(run)
+        elif c == "<":
+            if depth == 0:
+                out.append("<...")
+            depth += 1
+        elif c == ">" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(">")
+        elif depth == 0:
+            out.append(c)
+        k += 1
+    return "".join(out)
+
+
+def _drop_return_type(s):
+    """A template function's name without the return type the full
+    demangling puts before it ('void ns::f<...>' is 'ns::f<...>'): what
+    comes before the last blank outside brackets, before the first '(' or
+    'operator' outside brackets."""
+    depth = 0
+    cut = -1
+    for k, c in enumerate(s):
+        if depth == 0 and (c == "(" and not s.endswith("decltype", 0, k) or
+                           s.startswith("operator", k) and
+                           (k == 0 or not (s[k - 1].isalnum() or s[k - 1] == "_"))):
+            break
+        if c in OPENERS:
+            depth += 1
+        elif c in CLOSERS and depth > 0:
+            depth -= 1
+        elif depth == 0 and c == " ":
+            cut = k
+    return s[cut + 1:] if cut >= 0 else s
+
+
+def short_function(name):
+    """The short form of a function's full (demangled) name, as heapprof
+    makes its .hp labels of it: 'ns::f(int) const' is 'ns::f', 'void
+    ns::g<int>(int)' is 'ns::g<...>', 'f() [clone .cold]' is 'f'; a local
+    name keeps its enclosing function's parameters, as libiberty does
+    ('f(int)::{lambda()#1}::operator()'). Names that are not C++ (C
+    functions, MODULE+0xADDRESS) come back as they are."""
+    s = name.strip()
+    if SPECIAL_NAME_RE.match(s):
+        return shorten_templates(s)
+    while True:
+        t = FUNCTION_TAIL_RE.sub("", s)
+        if t == s:
+            break
+        s = t
+    if s.endswith(")"):
+        k = _open_of(s, len(s) - 1)
+        if k > 0:
+            s = s[:k]
+    return _drop_return_type(shorten_templates(s))
+
+
+def _collapse(names):
+    """Recursion collapsed as heapprof (and GHC) does, innermost first in
+    and out: f/g/f/main is f/main."""
+    st = []
+    for x in reversed(names):
+        if x in st:
+            del st[st.index(x) + 1:]
+        else:
+            st.append(x)
+    return st[::-1]
+
+
+def split_stack(name):
+    """The frames of a stack name ('f(int, char*)/main'), split at the
+    slashes outside brackets."""
+    out, depth, start = [], 0, 0
+    for k, c in enumerate(name):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth > 0:
+            depth -= 1
+        elif c == "/" and depth == 0:
+            out.append(name[start:k])
+            start = k + 1
+    out.append(name[start:])
+    return out
+
+
+def hp_label(text, length=25):
+    """The .hp label heapprof makes of `text`: cut to `length` bytes, every
+    byte up to the blank, '"' and DEL as '_', a '_' before a leading digit
+    or a label that is a keyword of the format; empty is UNKNOWN."""
+    s = text.encode("utf-8")[:length].decode("utf-8", "replace")
+    s = "".join("_" if ord(c) <= 0x20 or c in '"\x7f' else c for c in s)
+    if not s:
+        return "UNKNOWN"
+    if s[0].isdigit() and s[0].isascii() or s in HP_KEYWORDS:
+        s = "_" + s
+    return s
+
+
+def label_length(prof):
+    """The .hp label length of the run the .prof describes (default 25)."""
+    m = LABEL_LENGTH_RE.search(prof.get("settings", ""))
+    return int(m.group(1)) if m else 25
+
+
+def prof_stacks(prof):
+    """[(full stack name, [(function, where, source or None)])] of the
+    .prof: the STACK FRAMES section's, then the allocation table's stacks
+    it does not list (older reports have no STACK FRAMES), their frames
+    from the name."""
+    stacks = dict(prof["frames"])
+    for t in prof["tables"]:
+        if t["title"] == "allocation by cost-centre stack":
+            for r in t["rows"]:
+                if r[-1] != "total profiled" and r[-1] not in stacks:
+                    stacks[r[-1]] = [(f, "", None) for f in split_stack(r[-1])]
+            break
+    return list(stacks.items())
+
+
+def label_stacks(prof, labels):
+    """{label: [full stack names]} for the .hp labels that stacks of the
+    .prof stand behind, in the .prof's order (largest first). A stack
+    belongs to label L when the label heapprof makes of its short form is
+    L, or failing that the label of its full name. Only for a heapprof
+    report of mode cc: the labels of other modes are not stacks."""
+    if not prof or not prof["heapprof"]:
+        return {}
+    mode = re.match(r"mode (\S+?),", prof["settings"])
+    if mode and mode.group(1) != "cc":
+        return {}
+    length = label_length(prof)
+    wanted = set(labels)
+    out = {}
+    for name, frames in prof_stacks(prof):
+        # (An explicit cost centre's name is the program's: never shortened.)
+        names = [f[0] if f[1] == "explicit" else short_function(f[0]) for f in frames]
+        short = "/".join(_collapse(names)) if names else name
+        label = hp_label(short, length)
+        if label not in wanted:
+            label = hp_label(name, length)
+            if label not in wanted:
+                continue
+        out.setdefault(label, []).append(name)
+    return out
+
+
+TIP_STACKS = 5      # full stacks shown in a band's tooltip
+TIP_FRAMES = 24     # frames shown of each
+
+
+def _frame_line(frame):
+    """A frame as a tooltip shows it: 'make  (examples/trees.c:7)'."""
+    function, _, source = frame
+    return f"{function}  ({source})" if source else function
+
+
+def stack_tip(names, frames_of):
+    """The tooltip text of the full stacks behind a label: each stack one
+    frame a line (with its source line where known), stacks a blank line
+    apart; the first TIP_STACKS, then how many more. '' when none."""
+    if not names:
+        return ""
+    if len(names) == 1:
+        head = "full stack (innermost frame first):"
+    else:
+        head = f"{len(names)} stacks behind this label (innermost frame first):\n"
+    parts = []
+    for name in names[:TIP_STACKS]:
+        frames = frames_of.get(name) or [(f, "", None) for f in split_stack(name)]
+        lines = [_frame_line(f) for f in frames[:TIP_FRAMES]]
+        if len(frames) > TIP_FRAMES:
+            lines.append(f"... {len(frames) - TIP_FRAMES} more frames")
+        parts.append("\n".join(lines))
+    text = head + "\n" + "\n\n".join(parts)
+    if len(names) > TIP_STACKS:
+        text += (f"\n\n... and {len(names) - TIP_STACKS} more "
+                 f"stack{'s' if len(names) - TIP_STACKS > 1 else ''} (see the Bands table)")
+    return text
+
+
+# ---------------------------------------------------------------------------
 # The page's data
 
 def build_data(hp, prof, top, source_name, prof_name):
@@ -322,20 +624,24 @@ def build_data(hp, prof, top, source_name, prof_name):
         shown = order if top <= 0 or nlab <= top else order[:top]
     shown_set = set(shown)
     rest = [k for k in order if k not in shown_set] if len(shown) < nlab else []
+    # The full stacks (from the .prof) behind each label.
+    stacks = label_stacks(prof, hp.labels)
+    frames_of = dict(prof_stacks(prof)) if stacks else {}
     bands = []
     for rank, k in enumerate(shown):
         bands.append({"name": hp.labels[k],
                       "colour": LDV_COLOURS[hp.labels[k]] if ldv else colour(rank),
                       "values": [vals.get(k, 0) for vals in hp.values],
                       "peak": peaks[k],
-                      "peakTime": hp.times[peak_at[k]] if nsamp else 0})
+                      "peakTime": hp.times[peak_at[k]] if nsamp else 0,
+                      "stackText": stack_tip(stacks.get(hp.labels[k]), frames_of)})
     if rest:
         other_vals = [sum(v for k, v in vals.items() if k not in shown_set)
                       for vals in hp.values]
         pk = max(range(nsamp), key=lambda i: other_vals[i]) if nsamp else 0
         bands.append({"name": "OTHER", "colour": OTHER_COLOUR, "other": len(rest),
                       "values": other_vals, "peak": other_vals[pk] if nsamp else 0,
-                      "peakTime": hp.times[pk] if nsamp else 0})
+                      "peakTime": hp.times[pk] if nsamp else 0, "stackText": ""})
     peak_i = 0
     for i, s in enumerate(sample_totals):
         if s > sample_totals[peak_i]:
@@ -346,7 +652,8 @@ def build_data(hp, prof, top, source_name, prof_name):
         all_bands.append({"name": hp.labels[k], "peak": peaks[k],
                           "peakTime": hp.times[peak_at[k]] if nsamp else 0,
                           "mean": totals[k] / nsamp if nsamp else 0,
-                          "shown": k in in_chart})
+                          "shown": k in in_chart,
+                          "stacks": stacks.get(hp.labels[k], [])})
     return {
         "source": source_name, "prof": prof_name,
         "job": hp.header["JOB"], "date": hp.header["DATE"],
@@ -377,9 +684,10 @@ def human(n, unit="bytes"):
     return f"{n} bytes"
 
 
-def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True):
+def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True, markup=()):
     """An HTML table whose header cells sort it (script below); numeric
-    cells carry their value in data-v."""
+    cells carry their value in data-v; the cells of the columns in
+    `markup` are HTML already (escaped by the caller)."""
     attrs = f' class="sortable {cls}"'
     if first_sort is not None:
         attrs += f' data-sort="{first_sort}" data-desc="{1 if desc else 0}"'
@@ -394,6 +702,8 @@ def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True):
             if numeric[j]:
                 v = cell.rstrip("%")
                 out.append(f'<td class="num" data-v="{esc(v)}">{esc(fmt_num(cell))}</td>')
+            elif j in markup:
+                out.append(f'<td class="txt stacks">{cell}</td>')
             else:
                 out.append(f'<td class="txt">{esc(cell)}</td>')
         out.append("</tr>")
@@ -405,6 +715,53 @@ def fmt_num(cell):
     if re.fullmatch(r"\d{4,}", cell):
         return f"{int(cell):,}"
     return cell
+
+
+def frames_list(frames):
+    """HTML: a stack's frames, innermost first, each with its source line
+    and module+address."""
+    items = []
+    for function, where, source in frames:
+        items.append(f'<li><span class="fn">{esc(function)}</span>'
+                     + (f' <span class="src">{esc(source)}</span>' if source else "")
+                     + (f' <span class="where">{esc(where)}</span>'
+                        if where and where != function else "")
+                     + "</li>")
+    return f'<ol class="frames">{"".join(items)}</ol>'
+
+
+def stacks_cell(names, frames_of):
+    """HTML of a bands-table cell: the full stacks behind a label, each its
+    name, to open for its frames and their source lines."""
+    out = []
+    for name in names:
+        frames = frames_of.get(name) or [(f, "", None) for f in split_stack(name)]
+        out.append(f'<details class="stack"><summary>{esc(name)}</summary>'
+                   f"{frames_list(frames)}</details>")
+    return "".join(out)
+
+
+def frames_section(prof):
+    """HTML of the .prof's STACK FRAMES section: a table of each stack's
+    frames (function, module+address, source line)."""
+    body = []
+    for name, frames in prof["frames"].items():
+        body.append(f'<tbody><tr class="stack-head"><td colspan="4">{esc(name)}</td></tr>')
+        for i, (function, where, source) in enumerate(frames):
+            body.append(f'<tr><td class="num">{i}</td><td class="txt">{esc(function)}</td>'
+                        f'<td class="txt">{esc(where)}</td>'
+                        f'<td class="txt">{esc(source or "-")}</td></tr>')
+        if not frames:
+            body.append('<tr><td></td><td class="txt" colspan="3">(no frames)</td></tr>')
+        body.append("</tbody>")
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in prof["frames_notes"])
+    n = len(prof["frames"])
+    return (f'<section class="card" id="stack-frames"><h2>Stack frames <span class="sub">'
+            f'{n} stack{"" if n == 1 else "s"} of the allocation table, innermost frame '
+            f'first</span></h2>{notes}<div class="scroll"><table class="data frames"><thead>'
+            f'<tr><th class="num">#</th><th class="txt">function</th><th class="txt">'
+            f'module+address</th><th class="txt">source</th></tr></thead>{"".join(body)}'
+            f"</table></div></section>")
 
 
 def prof_sections(prof, data):
@@ -437,6 +794,8 @@ def prof_sections(prof, data):
                          f'{esc(title)} <span class="sub">{esc(aside)}{len(rows)} rows; '
                          f'click a column to sort</span></h2><div class="scroll">'
                          f'{sortable_table(cols, rows, numeric, "data")}</div></section>')
+        if prof["frames_title"]:
+            parts.append(frames_section(prof))
         if prof["other"]:
             parts.append('<section class="card"><h2>Other lines of the report</h2><pre>'
                          + esc("\n".join(prof["other"])) + "</pre></section>")
@@ -500,8 +859,18 @@ def render_page(data, prof):
                         for k, v, s in cards)
     bands_rows = [[b["name"], str(b["peak"]), "%.6f" % b["peakTime"], "%.0f" % b["mean"],
                    "chart" if b["shown"] else "OTHER"] for b in data["allBands"]]
-    bands_table = sortable_table(["band", "peak " + unit, "at (s)", "mean " + unit, "drawn in"],
-                                 bands_rows, [False, True, True, True, False], "data", 1)
+    columns = ["band", "peak " + unit, "at (s)", "mean " + unit, "drawn in"]
+    numeric = [False, True, True, True, False]
+    markup = ()
+    if any(b["stacks"] for b in data["allBands"]):
+        # The full stacks behind each label, from the .prof.
+        frames_of = dict(prof_stacks(prof))
+        for row, b in zip(bands_rows, data["allBands"]):
+            row.append(stacks_cell(b["stacks"], frames_of))
+        columns.append("full stack (innermost first; open for source lines)")
+        numeric.append(False)
+        markup = (len(columns) - 1,)
+    bands_table = sortable_table(columns, bands_rows, numeric, "data", 1, markup=markup)
     warnings = "".join(f'<p class="warn">{esc(w)}</p>' for w in data["warnings"])
     ldv_note = ""
     if data["ldv"]:
@@ -596,6 +965,20 @@ table.data td.num { text-align: right; font-variant-numeric: tabular-nums; white
 table.data td.txt { font-family: var(--mono); font-size: 12px; word-break: break-all; }
 table.data tbody tr:hover { background: #f6f8ff; }
 table.data tbody tr.total td { font-weight: 600; background: #fafbfc; }
+#bands table.data td { vertical-align: top; }
+#bands table.data td:first-child { min-width: 220px; }
+table.data td.stacks { min-width: 320px; }
+details.stack summary { cursor: pointer; }
+details.stack + details.stack { margin-top: 3px; border-top: 1px dashed var(--line); padding-top: 3px; }
+ol.frames { margin: 3px 0 4px; padding-left: 26px; }
+ol.frames .src { color: var(--accent); }
+ol.frames .where, table.frames td:nth-child(3) { color: var(--muted); }
+table.frames td:nth-child(3) { white-space: nowrap; word-break: normal; }
+#stack-frames .note { margin: 0 0 8px; }
+table.frames th { cursor: default; }
+table.frames th:hover { color: inherit; }
+table.frames tr.stack-head td { font-family: var(--mono); font-size: 12px; font-weight: 600;
+                                background: #f6f7fa; word-break: break-all; padding-top: 7px; }
 table.kv { border-collapse: collapse; }
 table.kv th { text-align: left; font-weight: 500; color: var(--muted); padding: 3px 24px 3px 0; white-space: nowrap; vertical-align: top; }
 table.kv td { padding: 3px 0; font-variant-numeric: tabular-nums; }
@@ -746,7 +1129,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
       for (let i = 1; i < n; i++) d += "L" + xs[i] + "," + Y(top[i]).toFixed(2);
       for (let i = n - 1; i >= 0; i--) d += "L" + xs[i] + "," + Y(low[i]).toFixed(2);
       const p = el("path", {d: d + "Z", fill: bands[b].colour, class: "band", "data-band": b}, g);
-      el("title", {}, p).textContent = bands[b].name;
+      el("title", {}, p).textContent = bands[b].name + (bands[b].stackText ? "\n\n" + bands[b].stackText : "");
     }
     for (const m of D.marks) el("line", {class: "mark", x1: X(m), x2: X(m), y1: mt, y2: mt + ph}, svg);
     // The peak: the census with the most live bytes (all bands).
@@ -835,7 +1218,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   for (let b = bands.length - 1; b >= 0; b--) {
     const B = bands[b], li = document.createElement("li");
     li.dataset.band = b;
-    li.title = B.name + (B.other ? " (" + B.other + " smaller bands)" : "") + "\npeak " + fullValue(B.peak) + " at " + B.peakTime.toFixed(3) + " s\nclick to hide or show";
+    li.title = B.name + (B.other ? " (" + B.other + " smaller bands)" : "") + "\npeak " + fullValue(B.peak) + " at " + B.peakTime.toFixed(3) + " s\nclick to hide or show" + (B.stackText ? "\n\n" + B.stackText : "");
     const sw = document.createElement("span"); sw.className = "sw"; sw.style.background = B.colour;
     const nm = document.createElement("span"); nm.className = "name"; nm.textContent = B.name + (B.other ? " (" + B.other + ")" : "");
     const vl = document.createElement("span"); vl.className = "val"; vl.textContent = human(B.peak);

@@ -15,6 +15,7 @@ import unittest
 import cdp
 import hptest
 import tltest
+from test_report import FRAMES_LABELS, FRAMES_PROF, frames_hp
 from tltest import report
 
 NBANDS, NSAMPLES = 25, 120
@@ -90,6 +91,80 @@ class BrowserTest(unittest.TestCase):
         """The plot area in document coordinates, for Page.captureScreenshot."""
         return {"x": P["x"] + P["sx"], "y": P["y"] + P["sy"], "width": P["w"],
                 "height": P["h"], "scale": 0.5}
+
+    def legend_title(self, page, label):
+        return page.evaluate(f"""Array.from(document.querySelectorAll('#legend li'))
+            .find(li => li.querySelector('.name').textContent === {label!r}).title""")
+
+    def band_title(self, page, label):
+        i = page.evaluate(f"heapprofReport.data.bands.findIndex(b => b.name === {label!r})")
+        return page.evaluate(f"document.querySelector('#plot path.band[data-band=\"{i}\"] "
+                             f"title').textContent")
+
+    def bands_row(self, label):
+        return (f"Array.from(document.querySelectorAll('#bands tbody tr'))"
+                f".find(r => r.cells[0].textContent === {label!r})")
+
+    def stacks_cell(self, page, label):
+        """The bands table's full-stack cell of a label: its stacks' names,
+        whether each is open, the visible text of their frames."""
+        return page.evaluate(f"""(() => {{
+            const c = {self.bands_row(label)}.cells[5];
+            const d = Array.from(c.querySelectorAll('details.stack'));
+            return {{summaries: d.map(x => x.querySelector('summary').textContent),
+                     open: d.map(x => x.open),
+                     frames: d.map(x => Array.from(x.querySelectorAll('ol.frames li'))
+                                         .map(li => li.innerText.replace(/\\s+/g, ' ').trim())),
+                     height: c.getBoundingClientRect().height}}; }})()""")
+
+    def open_stacks(self, label):
+        """Script: a click on each stack name of the label's cell; how many."""
+        return (f"(() => {{ const s = {self.bands_row(label)}.cells[5]"
+                f".querySelectorAll('summary'); s.forEach(x => x.click()); return s.length; }})()")
+
+    def test_full_stacks(self):
+        # Labels cut from C++ stacks, two stacks behind one label: the page
+        # shows each label's full stacks, frame by frame, with source lines.
+        d = tltest.tempdir(self)
+        with open(os.path.join(d, "f.hp"), "w") as f:
+            f.write(frames_hp(FRAMES_LABELS))
+        with open(os.path.join(d, "f.prof"), "w") as f:
+            f.write(FRAMES_PROF)
+        r = report(self, ["f.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "f.html"))
+            shared = "allocate_node_buffer/buil"
+            title = self.legend_title(page, shared)
+            self.assertTrue(title.startswith(shared + "\npeak "), title)
+            self.assertIn("\n\n2 stacks behind this label (innermost frame first):\n\n"
+                          "allocate_node_buffer  (/src/app.c:7)\nbuild_tree  (/src/app.c:20)\n"
+                          "main  (/src/app.c:31)\n\nallocate_node_buffer  (/src/app.c:7)\n"
+                          "build_list  (/src/app.c:25)\nmain  (/src/app.c:31)", title)
+            self.assertIn("build_list  (/src/app.c:25)", self.band_title(page, shared))
+            # A C++ label (short names) and the full, demangled stack behind it.
+            cxx = "ns::Store<...>::put<...>/"
+            self.assertIn("void ns::Store<int, std::less<int> >::put<long>(long, int const&) "
+                          "const  (/src/store.hh:12)\nmain  (/src/app.c:31)",
+                          self.legend_title(page, cxx))
+            cell = self.stacks_cell(page, shared)
+            self.assertEqual(cell["summaries"], FRAMES_LABELS[shared])
+            page.evaluate(self.open_stacks(shared))
+            cell = self.stacks_cell(page, shared)
+            self.assertEqual(cell["open"], [True, True])
+            self.assertEqual(cell["frames"][1], ["allocate_node_buffer /src/app.c:7 app+0x1200",
+                                                 "build_list /src/app.c:25 app+0x1400",
+                                                 "main /src/app.c:31 app+0x1080"])
+            cell = self.stacks_cell(page, cxx)
+            self.assertEqual(cell["summaries"], FRAMES_LABELS[cxx])
+            # Names that look like markup are text.
+            self.assertEqual(self.stacks_cell(page, "</script><b>x</b>/main")["summaries"],
+                             ["</script><b>x</b>/main"])
+            self.assertEqual(page.evaluate("document.querySelectorAll('b').length"), 0)
+            # Sorting the bands table keeps each row's stacks with it.
+            page.evaluate("document.querySelector('#bands th').click()")
+            self.assertEqual(self.stacks_cell(page, cxx)["summaries"], FRAMES_LABELS[cxx])
+            self.assert_clean(page, url)
 
     def test_synthetic_profile(self):
         d = tltest.tempdir(self)
@@ -227,6 +302,26 @@ class BrowserTest(unittest.TestCase):
             stacks = page.evaluate("Array.from(document.querySelectorAll('#table-0 tbody tr'))"
                                    ".map(r => r.cells[r.cells.length - 1].textContent)")
             self.assertIn("make/main", stacks)
+            # The full stack behind a label, with its source lines: in the
+            # legend's tooltip, the band's, and the bands table.
+            src = r"\S*examples/trees\.c:\d+"
+            want = rf"full stack \(innermost frame first\):\nmake  \({src}\)\nmain  \({src}\)$"
+            self.assertRegex(self.legend_title(page, "make/main"), want)
+            self.assertRegex(self.band_title(page, "make/main"), "^make/main\n\n" + want)
+            cell = self.stacks_cell(page, "make/main")
+            self.assertEqual(cell["summaries"], ["make/main"])
+            self.assertEqual(cell["open"], [False])
+            self.assertEqual(page.evaluate(self.open_stacks("make/main")), 1)
+            cell = self.stacks_cell(page, "make/main")
+            self.assertEqual(cell["open"], [True])
+            self.assertEqual(len(cell["frames"][0]), 2)
+            self.assertRegex(cell["frames"][0][0], rf"^make {src} trees\+0x[0-9a-f]+$")
+            self.assertRegex(cell["frames"][0][1], rf"^main {src} trees\+0x[0-9a-f]+$")
+            self.assertGreater(cell["height"], 30)      # opened: its frames take room
+            # The .prof's STACK FRAMES section.
+            heads = page.evaluate("Array.from(document.querySelectorAll('#stack-frames "
+                                  "tr.stack-head')).map(r => r.textContent)")
+            self.assertIn("make/main", heads)
             self.keep("trees.png", page.screenshot())
             P = self.plot(page)
             clip = self.clip(P)

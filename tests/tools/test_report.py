@@ -116,6 +116,19 @@ class Parser(unittest.TestCase):
         self.assertEqual(rows, hptest.prof_rows(text))
         if total is not None:       # the total row, when the .prof has one
             self.assertEqual(total, tuple(map(sum, zip(*rows.values()))))
+        # Its STACK FRAMES: each stack of the table, frame by frame, with the
+        # example's source lines (built with -g); nothing of it elsewhere.
+        self.assertEqual(set(prof["frames"]), set(rows))
+        frames = prof["frames"]["make/main"]
+        self.assertEqual([f[0] for f in frames], ["make", "main"])
+        for function, where, source in frames:
+            self.assertRegex(where, r"^trees\+0x[0-9a-f]+$")
+            self.assertRegex(source, r"examples/trees\.c:\d+$")
+        self.assertEqual(prof["other"], [])
+        # Each C stack is its own label (short names, under 25 bytes).
+        stacks = R.label_stacks(prof, hp.labels)
+        self.assertEqual(stacks["make/main"], ["make/main"])
+        self.assertEqual(set(stacks), set(hp.labels) & set(rows))
 
     def test_heapprof_profile_with_known_figures(self):
         d = tltest.tempdir(self)
@@ -422,6 +435,277 @@ class Prof(unittest.TestCase):
         self.assertIn('<td class="num" data-v="100">100</td>', text)
         self.assertIn("stopped by a signal", text)
         self.assertIn('id="retainer-sets"', text)
+
+
+# A .prof of mode cc with a STACK FRAMES section, then another section.
+FRAMES_PROF = (
+    "heapprof report\t\tSun Nov 22 04:56 2026\n\n"
+    "        ./app 3    (pid 77)\n\n"
+    "        mode cc, interval 0.100 s, depth 8, label length 25, unwind fp\n\n"
+    "        run time                  1.500000 s (mutator clock)\n\n"
+    "      objects          bytes      requested       survived      live@peak  "
+    "cost-centre stack (innermost first)\n"
+    "           15            640            500            640            640  total profiled\n"
+    "            4            256            200            256            256  "
+    "allocate_node_buffer/build_tree/main\n"
+    "            3            128            100            128            128  "
+    "allocate_node_buffer/build_list/main\n"
+    "            2             96             80             96             96  "
+    "nix::EvalState::callFunction(nix::Value&, unsigned long)/main\n"
+    "            2             64             50             64             64  "
+    "void ns::Store<int, std::less<int> >::put<long>(long, int const&) const/main\n"
+    "            2             64             50             64             64  "
+    "ns::operator<<(std::ostream&, ns::A const&)/ns::f(int)/main\n"
+    "            1             16             10             16             16  "
+    "phase one/main\n"
+    "            1             16             10             16             16  "
+    "</script><b>x</b>/main\n\n"
+    "STACK FRAMES (each stack of the table, innermost frame first: function, "
+    "module+address, source line)\n"
+    "        (no source lines for some frames: their modules have no DWARF line tables)\n\n"
+    "allocate_node_buffer/build_tree/main\n"
+    "    allocate_node_buffer  app+0x1200  /src/app.c:7\n"
+    "    build_tree  app+0x1300  /src/app.c:20\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "allocate_node_buffer/build_list/main\n"
+    "    allocate_node_buffer  app+0x1200  /src/app.c:7\n"
+    "    build_list  app+0x1400  /src/app.c:25\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "nix::EvalState::callFunction(nix::Value&, unsigned long)/main\n"
+    "    nix::EvalState::callFunction(nix::Value&, unsigned long)  libnixexpr.so+0xc5280  -\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "void ns::Store<int, std::less<int> >::put<long>(long, int const&) const/main\n"
+    "    void ns::Store<int, std::less<int> >::put<long>(long, int const&) const  "
+    "libstore.so+0x40  /src/store.hh:12\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "ns::operator<<(std::ostream&, ns::A const&)/ns::f(int)/main\n"
+    "    ns::operator<<(std::ostream&, ns::A const&)  app+0x1500  /src/a.cc:3\n"
+    "    ns::f(int)  app+0x1600  /src/a.cc:9\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "phase one/main\n"
+    "    phase one  explicit  -\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "</script><b>x</b>/main\n"
+    "    </script><b>x</b>  explicit  -\n"
+    "    main  app+0x1080  /src/app.c:31\n\n"
+    "RETAINER SETS (every set that held live bytes at a census; sets of more than 8 "
+    "retainers are MANY)\n\n"
+    "SET 6 = {<stack:main>}\n")
+
+# The .hp labels heapprof writes of those stacks (short names, cut to 25).
+FRAMES_LABELS = {
+    "allocate_node_buffer/buil": ["allocate_node_buffer/build_tree/main",
+                                  "allocate_node_buffer/build_list/main"],
+    "nix::EvalState::callFunct": ["nix::EvalState::callFunction(nix::Value&, unsigned "
+                                  "long)/main"],
+    "ns::Store<...>::put<...>/": ["void ns::Store<int, std::less<int> >::put<long>(long, "
+                                  "int const&) const/main"],
+    "ns::operator<</ns::f/main": ["ns::operator<<(std::ostream&, ns::A const&)/ns::f(int)"
+                                  "/main"],
+    "phase_one/main": ["phase one/main"],
+    "</script><b>x</b>/main": ["</script><b>x</b>/main"],
+}
+
+
+def frames_hp(labels):
+    """A .hp with one sample: each label 64 bytes more than the next."""
+    lines = [HEAD.rstrip("\n"), "BEGIN_SAMPLE 0.100000"]
+    for i, label in enumerate(labels):
+        lines.append(f"{label}\t{64 * (len(labels) - i)}")
+    lines.append("END_SAMPLE 0.100000")
+    return "\n".join(lines) + "\n"
+
+
+class StackFrames(unittest.TestCase):
+    """The .prof's STACK FRAMES section, the full stacks behind each .hp
+    label, and where the page shows them."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def test_frames_section_parsed(self):
+        d = tltest.tempdir(self)
+        prof = R.parse_prof(write(d, "f.prof", FRAMES_PROF))
+        self.assertEqual(prof["frames_title"].split(" (")[0], "STACK FRAMES")
+        self.assertEqual(prof["frames_notes"], ["no source lines for some frames: their "
+                                                "modules have no DWARF line tables"])
+        self.assertEqual(len(prof["frames"]), 7)
+        # A name with blanks and commas, a frame with no source line (-).
+        self.assertEqual(prof["frames"]["nix::EvalState::callFunction(nix::Value&, unsigned "
+                                        "long)/main"],
+                         [("nix::EvalState::callFunction(nix::Value&, unsigned long)",
+                           "libnixexpr.so+0xc5280", None),
+                          ("main", "app+0x1080", "/src/app.c:31")])
+        self.assertEqual(prof["frames"]["void ns::Store<int, std::less<int> >::put<long>(long, "
+                                        "int const&) const/main"][0],
+                         ("void ns::Store<int, std::less<int> >::put<long>(long, int const&) "
+                          "const", "libstore.so+0x40", "/src/store.hh:12"))
+        # An explicit cost centre (a name the program gave, with a blank).
+        self.assertEqual(prof["frames"]["phase one/main"],
+                         [("phase one", "explicit", None), ("main", "app+0x1080",
+                                                            "/src/app.c:31")])
+        # In the file's order: the table's, largest first.
+        table = prof["tables"][0]
+        self.assertEqual(list(prof["frames"]), [r[-1] for r in table["rows"][1:]])
+        # The section ends at the next one, which is read as before.
+        self.assertEqual(len(prof["tables"]), 1)
+        self.assertEqual(len(table["rows"]), 8)
+        self.assertEqual(prof["other"], ["RETAINER SETS (every set that held live bytes at a "
+                                         "census; sets of more than 8 retainers are MANY)"])
+        self.assertEqual(prof["sets"], [(6, ["stack:main"])])
+        self.assertEqual(prof["notes"], [])
+        # The section last in the file, with no newline at its end.
+        end = FRAMES_PROF.index("\nRETAINER SETS")
+        prof = R.parse_prof(write(d, "g.prof", FRAMES_PROF[:end].rstrip("\n")))
+        self.assertEqual(len(prof["frames"]), 7)
+        self.assertEqual(prof["frames"]["</script><b>x</b>/main"][-1],
+                         ("main", "app+0x1080", "/src/app.c:31"))
+        self.assertEqual(prof["other"], [])
+        # Sections with other titles (ldv's) end it too.
+        prof = R.parse_prof(write(d, "h.prof", FRAMES_PROF[:end] + "\nLag, drag, void, use "
+                                  "(HEAPPROF=ldv, policy page)\n  censuses   2\n"))
+        self.assertEqual(len(prof["frames"]), 7)
+        self.assertEqual(prof["other"], ["Lag, drag, void, use (HEAPPROF=ldv, policy page)",
+                                         "censuses   2"])
+
+    def test_short_names(self):
+        # What libiberty writes without parameters, then <...> (checked
+        # against c++filt -p on the symbols of nix and libstdc++).
+        cases = {
+            "main": "main",
+            "libnixexpr.so+0x171c50": "libnixexpr.so+0x171c50",
+            "nix::EvalState::callFunction(nix::Value&, unsigned long, nix::Value**, "
+            "nix::Value&, nix::Pos const&)": "nix::EvalState::callFunction",
+            "void nix::EvalState::forceAttrs<nix::EvalState::forceAttrs(nix::Value&, nix::Pos "
+            "const&)::{lambda()#1}>(nix::Value&, nix::EvalState::forceAttrs(nix::Value&, "
+            "nix::Pos const&)::{lambda()#1})": "nix::EvalState::forceAttrs<...>",
+            "std::vector<int, std::allocator<int> >::push_back(int const&)":
+                "std::vector<...>::push_back",
+            "ns::A::operator<(ns::A const&) const": "ns::A::operator<",
+            "ns::operator<<(std::ostream&, ns::A const&)": "ns::operator<<",
+            "ns::A::operator()(int) &&": "ns::A::operator()",
+            "ns::A::operator unsigned long() const": "ns::A::operator unsigned long",
+            "ns::f(int)::{lambda()#1}::operator()() const": "ns::f(int)::{lambda()#1}::operator()",
+            "foo::bar() [clone .constprop.0] [clone .cold]": "foo::bar",
+            "nix::Suggestions::to_string[abi:cxx11]() const":
+                "nix::Suggestions::to_string[abi:cxx11]",
+            "non-virtual thunk to nix::Foo::~Foo()": "non-virtual thunk to nix::Foo::~Foo()",
+        }
+        for full, short in cases.items():
+            with self.subTest(full=full):
+                self.assertEqual(R.short_function(full), short)
+
+    def test_hp_label(self):
+        self.assertEqual(R.hp_label("nix::EvalState::allocBindings/main"),
+                         "nix::EvalState::allocBind")
+        self.assertEqual(R.hp_label('a b\t"c"\x7f'), "a_b__c__")
+        self.assertEqual(R.hp_label("2fast/main"), "_2fast/main")
+        self.assertEqual(R.hp_label("MARK"), "_MARK")
+        self.assertEqual(R.hp_label(""), "UNKNOWN")
+        self.assertEqual(R.hp_label("abcdef", 3), "abc")
+        # Cut in bytes, as the C writer does, inside a UTF-8 character.
+        self.assertEqual(R.hp_label("ab\u00e9", 3), "ab\ufffd")
+
+    def test_labels_to_stacks(self):
+        d = tltest.tempdir(self)
+        prof = R.parse_prof(write(d, "f.prof", FRAMES_PROF))
+        labels = list(FRAMES_LABELS) + ["not_a_stack"]
+        self.assertEqual(R.label_stacks(prof, labels), FRAMES_LABELS)
+        # The label length of the run.
+        prof40 = dict(prof, settings=prof["settings"].replace("length 25", "length 40"))
+        self.assertEqual(R.label_stacks(prof40, ["allocate_node_buffer/build_tree/main",
+                                                 "allocate_node_buffer/build_list/main"]),
+                         {"allocate_node_buffer/build_tree/main":
+                          ["allocate_node_buffer/build_tree/main"],
+                          "allocate_node_buffer/build_list/main":
+                          ["allocate_node_buffer/build_list/main"]})
+        # Failing the short form, the full name cut (older .hp files); a
+        # .prof with no STACK FRAMES: the table's stacks.
+        no_frames = FRAMES_PROF[:FRAMES_PROF.index("STACK FRAMES")]
+        prof = R.parse_prof(write(d, "old.prof", no_frames))
+        self.assertEqual(prof["frames"], {})
+        self.assertEqual(R.label_stacks(prof, ["nix::EvalState::callFunct",
+                                               "ns::operator<<(std::ostre"]),
+                         {"nix::EvalState::callFunct": FRAMES_LABELS["nix::EvalState::callFunct"],
+                          "ns::operator<<(std::ostre": FRAMES_LABELS["ns::operator<</ns::f/main"]})
+        # Other modes' labels are not stacks.
+        prof = R.parse_prof(write(d, "m.prof", FRAMES_PROF.replace("mode cc", "mode module")))
+        self.assertEqual(R.label_stacks(prof, labels), {})
+
+    def test_tooltip_text(self):
+        frames_of = {"a/main": [("a(int)", "app+0x10", "/src/app.c:7"),
+                                ("main", "app+0x20", None)]}
+        self.assertEqual(R.stack_tip(["a/main"], frames_of),
+                         "full stack (innermost frame first):\na(int)  (/src/app.c:7)\nmain")
+        many = [f"f{i}/main" for i in range(8)]
+        text = R.stack_tip(many, {})
+        self.assertTrue(text.startswith("8 stacks behind this label (innermost frame first):\n"
+                                        "\nf0\nmain\n\nf1\nmain\n\n"))
+        self.assertIn("f4\nmain", text)
+        self.assertNotIn("f5", text)
+        self.assertTrue(text.endswith("... and 3 more stacks (see the Bands table)"))
+        self.assertEqual(R.stack_tip([], frames_of), "")
+
+    def test_page(self):
+        d = tltest.tempdir(self)
+        write(d, "f.hp", frames_hp(FRAMES_LABELS))
+        write(d, "f.prof", FRAMES_PROF)
+        r = report(self, ["f.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "f.html"))
+        bands = {b["name"]: b for b in data["bands"]}
+        # Tooltip text of each drawn band (legend and chart): its full stacks.
+        tip = bands["allocate_node_buffer/buil"]["stackText"]
+        self.assertIn("2 stacks behind this label", tip)
+        self.assertIn("allocate_node_buffer  (/src/app.c:7)\nbuild_tree  (/src/app.c:20)\n"
+                      "main  (/src/app.c:31)\n\nallocate_node_buffer  (/src/app.c:7)\n"
+                      "build_list  (/src/app.c:25)", tip)
+        self.assertIn("void ns::Store<int, std::less<int> >::put<long>(long, int const&) const"
+                      "  (/src/store.hh:12)", bands["ns::Store<...>::put<...>/"]["stackText"])
+        self.assertIn("nix::EvalState::callFunction(nix::Value&, unsigned long)\nmain  "
+                      "(/src/app.c:31)", bands["nix::EvalState::callFunct"]["stackText"])
+        all_bands = {b["name"]: b for b in data["allBands"]}
+        self.assertEqual(all_bands["allocate_node_buffer/buil"]["stacks"],
+                         FRAMES_LABELS["allocate_node_buffer/buil"])
+        # The bands table: a column of full stacks, frames and source lines.
+        self.assertIn("full stack (innermost first; open for source lines)", text)
+        bands_html = text[text.index('id="bands"'):text.index('id="summary"')]
+        self.assertEqual(bands_html.count('<details class="stack">'), 7)
+        self.assertIn("<summary>allocate_node_buffer/build_list/main</summary>", bands_html)
+        self.assertIn('<li><span class="fn">build_list</span> <span class="src">/src/app.c:25'
+                      '</span> <span class="where">app+0x1400</span></li>', bands_html)
+        self.assertIn("<summary>void ns::Store&lt;int, std::less&lt;int&gt; &gt;::put&lt;long"
+                      "&gt;(long, int const&amp;) const/main</summary>", bands_html)
+        # The STACK FRAMES section, as a table; none of it in other lines.
+        self.assertIn('id="stack-frames"', text)
+        frames_html = text[text.index('id="stack-frames"'):]
+        self.assertIn('<tr class="stack-head"><td colspan="4">phase one/main</td></tr>',
+                      frames_html)
+        self.assertIn('<td class="txt">phase one</td><td class="txt">explicit</td>'
+                      '<td class="txt">-</td>', frames_html)
+        self.assertIn("no source lines for some frames", frames_html)
+        self.assertNotIn("    allocate_node_buffer  app+0x1200", text)
+        # Escaped everywhere: in the HTML and in the page's data.
+        self.assertNotIn("<b>x</b>", text)
+        self.assertEqual(text.count("</script>"), 2)
+        self.assertIn("&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;/main", text)
+        self.assertIn("</script><b>x</b>", bands["</script><b>x</b>/main"]["stackText"])
+
+    def test_no_prof_no_column(self):
+        # Without a .prof (or one of another mode), the bands table is as before.
+        d = tltest.tempdir(self)
+        write(d, "n.hp", frames_hp(FRAMES_LABELS))
+        r = report(self, ["n.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "n.html"))
+        self.assertNotIn("full stack (innermost first", text)
+        self.assertEqual({b["stackText"] for b in data["bands"]}, {""})
+        write(d, "n.prof", FRAMES_PROF.replace("mode cc", "mode kind"))
+        r = report(self, ["n.hp", "-o", "k.html"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "k.html"))
+        self.assertNotIn("full stack (innermost first", text)
+        self.assertIn('id="stack-frames"', text)        # the section is still shown
 
 
 if __name__ == "__main__":
