@@ -8,6 +8,7 @@
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
 #include "collector_hooks/hp_schemes.h"
+#include "hp_writer/hp_names.h"
 #include "core/hp_breakdown.h"
 #include "core/hp_buf.h"
 #include "core/hp_capture.h"
@@ -24,6 +25,7 @@
 
 #include <fcntl.h>
 #include <time.h>
+#include <string.h>
 
 int hp_output_finished;
 char hp_output_date[64];
@@ -163,6 +165,20 @@ static void say_done(void)
         }
     }
     hp_say(hp_buf_cstr(&msg));
+    /* What the names cannot tell (also in the .prof). */
+    if (hp_totals.objects == 0) return;
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    const char *w = hp_names_warnings(stats, nstats);
+    while (*w) {
+        const char *nl = strchr(w, '\n');
+        size_t len = nl ? (size_t)(nl - w) : strlen(w);
+        hp_buf_reset(&msg);
+        hp_buf_str(&msg, "heapprof: ");
+        hp_buf_put(&msg, w, len);
+        hp_say(hp_buf_cstr(&msg));
+        w += len + (nl != NULL);
+    }
 }
 
 /* Create one of the end's files and fill it: 1 when written whole. */

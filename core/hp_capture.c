@@ -122,6 +122,11 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
     uintptr_t fn = hp_symbols_function_start(pc - 1);
     /* frames=call: the call site itself (in a module, as a function). */
     if (by_call && fn) fn = pc;
+    /* In no module: with libunwind, JIT-compiled code (its return address
+     * is real: libunwind's step from the frame below found it); with
+     * frame pointers, more likely a chain broken by a function without
+     * one (left out: fn 0). */
+    if (!fn && capture_mode != 0 && pc >= 4096) fn = HP_FRAME_JIT;
     if (e) {
         e->pc = pc;
         e->fn = fn;
@@ -134,7 +139,7 @@ static inline uintptr_t function_of(hp_thread *t, uintptr_t pc)
  * has no symbol (hp_names.c); frames beyond never show. */
 static uint32_t walk_end_at(uintptr_t fn)
 {
-    if (fn == 0 || fn == HP_FN_UNKNOWN) return 0;
+    if (fn == 0 || fn == HP_FN_UNKNOWN || fn == HP_FRAME_JIT) return 0;
     hp_sym_info info = hp_symbols_lookup(fn);
     if (!info.function) return 0;
     if (strcmp(info.function, "main") == 0) return HP_RECIPE_END;

@@ -13,6 +13,10 @@
 /* A frame with this bit set is an explicit cost centre (heapprof_cc_push):
  * the low bits are its name id (hp_ccnames), not an address. */
 #define HP_FRAME_EXPLICIT (UINT64_C(1) << 63)
+/* A frame in code that no loaded module covers, reached by libunwind (so
+ * a real return address, not a broken frame-pointer chain): JIT-compiled
+ * code, such as Guile's; named "[jit]". Consecutive ones are one frame. */
+#define HP_FRAME_JIT ((uintptr_t)2)
 
 typedef struct hp_stack {
     uint64_t hash;

@@ -53,6 +53,9 @@ typedef struct hp_data_sym {
 int hp_symbols_data_at(uintptr_t addr, hp_data_sym *out);
 /* How many functions have been named "module+0xVADDR" (no symbol). */
 uint64_t hp_symbols_synthesized(void);
+/* The module index of the program (the executable), its file's base name
+ * in *name; -1 when unknown. */
+int hp_symbols_program_module(const char **name);
 /* Around fork(). */
 void hp_symbols_prefork(void);
 void hp_symbols_postfork(void);

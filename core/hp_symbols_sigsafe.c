@@ -338,6 +338,21 @@ static const char *fde_name(hp_module *m, long k)
 
 uint64_t hp_symbols_synthesized(void) { return __atomic_load_n(&nsynth, __ATOMIC_RELAXED); }
 
+int hp_symbols_program_module(const char **name)
+{
+    *name = NULL;
+    if (!lock()) return -1;
+    if (nmodules == 0) refresh_locked();
+    int found = -1;
+    for (int i = 0; i < nmodules && found < 0; i++) {
+        if (modules[i].path[0]) continue;
+        found = i;
+        *name = modules[i].base;
+    }
+    unlock();
+    return found;
+}
+
 static int module_at(uintptr_t pc)
 {
     for (int i = nmodules - 1; i >= 0; i--)

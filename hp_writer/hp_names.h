@@ -32,9 +32,16 @@ uint32_t hp_names_intern_label(const char *text);
 const char *hp_names_short(uint32_t ccs);
 /* The frames of the stack name `full_id` (hp_names_full_of), innermost
  * first, as that name shows them: up to `max` into out; their count. pc
- * is the frame's code address (0 for an explicit cost centre). */
-typedef struct hp_name_frame { const char *name; uintptr_t pc; } hp_name_frame;
+ * is the frame's code address (0 for an explicit cost centre and for
+ * [jit], code in no module, which sets jit). */
+typedef struct hp_name_frame { const char *name; uintptr_t pc; int jit; } hp_name_frame;
 int hp_names_frames(uint32_t full_id, hp_name_frame *out, int max);
+/* What the names of stacks 0..nccs-1 cannot tell, as lines ("warning:
+ * ..." or "note: ...", each ending in a newline; "" when none): most
+ * objects with one-frame stacks under unwind=fp; a program without
+ * symbols; stacks that end in [jit]. Signal-safe. */
+typedef struct hp_ccs_stats hp_ccs_stats;
+const char *hp_names_warnings(const hp_ccs_stats *stats, uint32_t nccs);
 /* Does the stack's name have `function` as one of its frames? */
 int hp_names_has_function(uint32_t ccs, const char *function);
 

@@ -8,6 +8,7 @@
 #include "core/hp_stacks.h"
 #include "core/hp_demangle.h"
 #include "core/hp_rt.h"
+#include "core/hp_ccstats.h"
 
 #include <string.h>
 
@@ -140,6 +141,11 @@ static int stack_frames(uint32_t ccs, int form, const char **names, uintptr_t *a
         if (f & HP_FRAME_EXPLICIT) {
             libc[n] = 0;
             names[n++] = hp_ccnames_get((uint32_t)(f & ~HP_FRAME_EXPLICIT));
+            continue;
+        }
+        if (f == HP_FRAME_JIT) {
+            libc[n] = 0;
+            names[n++] = "[jit]";
             continue;
         }
         /* Frames are function starts, or with frames=call return
@@ -302,7 +308,99 @@ int hp_names_frames(uint32_t full_id, hp_name_frame *out, int max)
     if (n > max) n = max;
     for (int i = 0; i < n; i++) {
         out[i].name = names[i];
-        out[i].pc = addrs[i] & HP_FRAME_EXPLICIT ? 0 : addrs[i];
+        out[i].pc = (addrs[i] & HP_FRAME_EXPLICIT) || addrs[i] == HP_FRAME_JIT ? 0 : addrs[i];
+        out[i].jit = addrs[i] == HP_FRAME_JIT;
     }
     return n;
+}
+
+/* ---- What the names cannot tell (hp_names_warnings). ---- */
+
+static hp_buf warn_text;
+
+static void pct(hp_buf *b, uint64_t part, uint64_t whole)
+{
+    uint64_t p10 = whole ? (part * 1000 + whole / 2) / whole : 0;
+    hp_buf_u64(b, p10 / 10);
+    hp_buf_chr(b, '.');
+    hp_buf_u64(b, p10 % 10);
+    hp_buf_chr(b, '%');
+}
+
+const char *hp_names_warnings(const hp_ccs_stats *stats, uint32_t nccs)
+{
+    if (!warn_text.vec.base && hp_buf_init(&warn_text, (size_t)1 << 20) != 0) return "";
+    hp_buf_reset(&warn_text);
+    uint64_t objects = 0, bytes = 0, jit_stacks = 0, jit_bytes = 0, shallow = 0;
+    /* Objects with frames in the program, and those whose program frames
+     * all lack a symbol. */
+    uint64_t in_prog = 0, unnamed = 0;
+    const char *prog = NULL;
+    int prog_module = hp_symbols_program_module(&prog);
+    for (uint32_t c = 0; c < nccs; c++) {
+        if (!stats[c].objects) continue;
+        objects += stats[c].objects;
+        bytes += stats[c].bytes;
+        const hp_stack *s = hp_stacks_get(c);
+        int jit = 0, code = 0, explicit_cc = 0, prog_frames = 0, prog_named = 0;
+        for (uint32_t i = 0; i < s->n; i++) {
+            uintptr_t f = s->frames[i];
+            if (f == HP_FRAME_JIT) {
+                jit = 1;
+            } else if (f & HP_FRAME_EXPLICIT) {
+                explicit_cc = 1;
+            } else {
+                code++;
+                hp_sym_info si = hp_symbols_lookup(hp_rt.cfg.frames_by_call ? f - 1 : f);
+                if (prog_module >= 0 && si.module_index == prog_module) {
+                    prog_frames++;
+                    prog_named += si.function && !si.synthesized;
+                }
+            }
+        }
+        if (prog_frames) {
+            in_prog += stats[c].objects;
+            if (!prog_named) unnamed += stats[c].objects;
+        }
+        if (jit) {
+            jit_stacks++;
+            jit_bytes += stats[c].bytes;
+        }
+        if (!explicit_cc && code <= 1) shallow += stats[c].objects;
+    }
+    if (hp_rt.cfg.unwind == HP_UNWIND_FP && objects && shallow * 2 > objects) {
+        hp_buf_str(&warn_text, "warning: ");
+        pct(&warn_text, shallow, objects);
+        hp_buf_str(&warn_text, " of the objects have a stack of one frame or none under "
+                               "unwind=fp: the code that allocates (the program, a library, "
+                               "or JIT-compiled code) keeps no frame pointers, so the walk "
+                               "stops at once; use unwind=libunwind (the default), or rebuild "
+                               "with -fno-omit-frame-pointer\n");
+    }
+    /* (Only where the program's own code allocates a tenth of the objects
+     * or more: a runtime's stripped launcher, guile's main, is no news.) */
+    if (in_prog && in_prog * 10 >= objects && unnamed * 2 > in_prog) {
+        hp_buf_str(&warn_text, "warning: ");
+        hp_buf_str(&warn_text, prog ? prog : "the program");
+        hp_buf_str(&warn_text, " has no symbols for its own functions (it is stripped): in ");
+        pct(&warn_text, unnamed, in_prog);
+        hp_buf_str(&warn_text, " of the objects allocated through it they are named ");
+        hp_buf_str(&warn_text, prog ? prog : "PROGRAM");
+        hp_buf_str(&warn_text, "+0xADDRESS, which addr2line -f -e resolves given its symbols; "
+                               "for names, install its debug symbols (Debian: the package's "
+                               "-dbgsym, from the debian-debug archive) or profile a build "
+                               "that is not stripped\n");
+    }
+    if (jit_stacks) {
+        hp_buf_str(&warn_text, "note: ");
+        hp_buf_u64(&warn_text, jit_stacks);
+        hp_buf_str(&warn_text, jit_stacks == 1 ? " stack (" : " stacks (");
+        pct(&warn_text, jit_bytes, bytes);
+        hp_buf_str(&warn_text, " of the bytes allocated) end in [jit]: code no loaded module "
+                               "covers, such as a runtime's JIT-compiled code, which has no "
+                               "unwind tables, so the walk stops there (Guile: "
+                               "GUILE_JIT_THRESHOLD=-1 turns its JIT off, for longer "
+                               "stacks)\n");
+    }
+    return hp_buf_cstr(&warn_text);
 }

@@ -176,7 +176,7 @@ static void frames_section(hp_buf *b, const uint32_t *order, size_t n)
                 hp_buf_str(b, "  ");
                 hp_buf_str(b, w ? w : "-");
             } else {
-                hp_buf_str(b, "explicit  -");
+                hp_buf_str(b, f[i].jit ? "-  -" : "explicit  -");
             }
             hp_buf_chr(b, '\n');
         }
@@ -305,6 +305,17 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_str(b, "\n        ");
         hp_buf_str(b, s->note);
         hp_buf_chr(b, '\n');
+    }
+    /* What the names cannot tell, one "(warning: ...)" line each. */
+    const char *w = hp_names_warnings(stats, nccs);
+    if (*w) hp_buf_chr(b, '\n');
+    while (*w) {
+        const char *nl = strchr(w, '\n');
+        size_t len = nl ? (size_t)(nl - w) : strlen(w);
+        hp_buf_str(b, "        (");
+        hp_buf_put(b, w, len);
+        hp_buf_str(b, ")\n");
+        w += len + (nl != NULL);
     }
 
     /* Merge stacks that print the same; the total first. */

@@ -230,10 +230,11 @@ def _row(line, ncols):
 
 
 # STACK FRAMES: a frame line is 4 blanks, FUNCTION, MODULE+0xADDRESS (or
-# "explicit": a cost centre the program named), SOURCE (file:line or -),
+# "explicit": a cost centre the program named; "-": [jit], code in no
+# module), SOURCE (file:line or -),
 # two blanks apart; the function may have blanks of its own.
 FRAMES_TITLE = "STACK FRAMES"
-FRAME_WHERE_RE = re.compile(r"^(explicit|\S.*\+0x[0-9a-fA-F]+)$")
+FRAME_WHERE_RE = re.compile(r"^(explicit|-|\S.*\+0x[0-9a-fA-F]+)$")
 
 
 def _frame(line):

@@ -10,7 +10,11 @@
 - names_lines stripped (a copy made here with strip): its two allocating
   functions stay two frames, named names_lines+0xADDRESS, and addr2line on
   the unstripped program resolves each address back to alpha and beta;
-  the .prof says how to resolve such names.
+  the .prof says how to resolve such names, and warns (with stderr) that
+  the program has no symbols.
+- names_jit (allocation from an anonymous executable mapping, as JIT code
+  does): the stack is [jit], and the .prof and stderr count such stacks;
+  under unwind=fp, the warning about one-frame stacks.
 Every .hp goes through hp2ps (hptest's check).
 """
 import csv
@@ -183,6 +187,36 @@ class Names(hptest.ProfileTest):
         self.assertIn("addr2line -f -e MODULE 0xADDRESS", prof)
         # No debug information: the .prof says so.
         self.assertIn("no source lines", prof)
+        # The program has no symbols of its own: a warning, in the .prof
+        # and on stderr, saying what to do.
+        warn = ("warning: names_lines has no symbols for its own functions (it is "
+                "stripped): in 100.0% of the objects allocated through it they are named "
+                "names_lines+0xADDRESS")
+        self.assertIn("        (" + warn, prof)
+        self.assertIn("heapprof: " + warn, r.stderr)
+        self.assertIn("-dbgsym", r.stderr)
+
+    def test_jit_code(self):
+        """Allocation from code no module covers: the stack ends in [jit],
+        and the .prof and stderr say how many stacks and bytes."""
+        r, hp, prof = self.profile("names_jit")
+        out = hptest.out_table(r.stdout)
+        rows = hptest.prof_rows(prof)
+        self.assertEqual(rows, {"[jit]": (out["JIT"][0], out["JIT"][1], out["JIT"][0] * 32,
+                                          out["JIT"][1], out["JIT"][1])})
+        note = ("note: 1 stack (100.0% of the bytes allocated) end in [jit]: code no loaded "
+                "module covers")
+        self.assertIn("        (" + note, prof)
+        self.assertIn("heapprof: " + note, r.stderr)
+        self.assertIn("\n[jit]\n    [jit]  -  -\n", prof)
+        # With frame pointers the chain through such code is not followed:
+        # one-frame stacks, and a warning that says what to do.
+        r, hp, prof = self.profile("names_jit", heapprof="interval=0,unwind=fp")
+        warn = ("warning: 100.0% of the objects have a stack of one frame or none under "
+                "unwind=fp")
+        self.assertIn("        (" + warn, prof)
+        self.assertIn("heapprof: " + warn, r.stderr)
+        self.assertIn("use unwind=libunwind", r.stderr)
 
 
 if __name__ == "__main__":
