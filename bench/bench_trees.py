@@ -91,8 +91,10 @@ def main():
     ap.add_argument("-n", "--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 3)),
                     help="runs of each kind; the best is reported (default 3)")
     ap.add_argument("--lib", help="libheapprof.so (default: build/ in the repo, built if needed)")
-    ap.add_argument("--interval", default="0.1",
-                    help="HEAPPROF interval of the profiled runs (default 0.1, as GHC -i0.1)")
+    ap.add_argument("--interval", default=None,
+                    help="HEAPPROF interval of the profiled runs (default: none written, "
+                         "the library's default: a census at each of the first 20 "
+                         "collections, then every 0.1 s)")
     args = ap.parse_args()
     if args.runs < 1:
         sys.exit("bench_trees: --runs must be at least 1")
@@ -114,8 +116,10 @@ def main():
             ("heapprof unwind=libunwind (-O2)", o2, "unwind=libunwind"),
             ("heapprof unwind=fp (fp build)", fp, "unwind=fp"),
             ("heapprof unwind=fp report=full (fp build)", fp, "unwind=fp,report=full"),
+            ("heapprof unwind=fp interval=0.1 (fp build)", fp, "unwind=fp,interval=0.1"),
         ]
         report_off, report_on = kinds[3][0], kinds[4][0]
+        early, written = kinds[3][0], kinds[5][0]
         best = {}
         expected = None
         for i in range(args.runs):
@@ -126,7 +130,8 @@ def main():
                 env = dict(base)
                 if hp is not None:
                     env["LD_PRELOAD"] = lib
-                    env["HEAPPROF"] = f"{hp},interval={args.interval}"
+                    env["HEAPPROF"] = hp if args.interval is None or "interval=" in hp \
+                        else f"{hp},interval={args.interval}"
                 wall, rss, out = run_once([exe, str(args.depth)], env, cwd)
                 if expected is None:
                     expected = out
@@ -137,7 +142,8 @@ def main():
 
         plain = best[kinds[0][0]][0]
         print(f"trees.c depth {args.depth} ({src}), best of {args.runs} runs, "
-              f"profiled with interval={args.interval}")
+              f"profiled with " + (f"interval={args.interval}" if args.interval else
+                                   "the default interval (no interval= written)"))
         print(f"library: {lib}")
         print()
         w = max(len(k[0]) for k in kinds)
@@ -150,6 +156,11 @@ def main():
         off, on = best[report_off][0], best[report_on][0]
         print(f"allocation report (report=full) vs off, unwind=fp: {on:.2f} s / {off:.2f} s "
               f"= {on / off:.3f}x ({(on / off - 1) * 100:+.1f}%)")
+        if args.interval is None:
+            e, wr = best[early][0], best[written][0]
+            print(f"default interval (every collection until 20 censuses) vs interval=0.1 "
+                  f"written, unwind=fp: {e:.2f} s / {wr:.2f} s = {e / wr:.3f}x "
+                  f"({(e / wr - 1) * 100:+.1f}%)")
         print()
         for idx, (name, exe, hp) in enumerate(kinds):
             if hp is None:

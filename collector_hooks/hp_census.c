@@ -99,7 +99,11 @@ void hp_census_attach(void) { HP_SCHEMES_EACH(attach); }
 int hp_census_due(int force, uint64_t start_ns)
 {
     double now = hp_profile_seconds(start_ns);
-    return force || hp_rt.cfg.interval <= 0 ||
+    /* Without interval=, the first HP_EARLY_CENSUSES collections each take
+     * a census: a run of 20 collections or more gets 20 censuses or more,
+     * however short (their cost: the heap is small then). */
+    int early = !hp_rt.cfg.interval_given && hp_cf.censuses < HP_EARLY_CENSUSES;
+    return force || early || hp_rt.cfg.interval <= 0 ||
            now - hp_cf.last_census_time >= hp_rt.cfg.interval || hp_cf.censuses == 0;
 }
 

@@ -120,6 +120,39 @@ static void file_fate(const char *path, int ok, int begun)
                                                "written)" : " not written");
 }
 
+/* What the profile cannot tell, as lines "warning: ..." or "note: ..."
+ * (the .prof's notes and stderr after the "wrote" line), made once. */
+static hp_buf warn_buf;
+static int warned;
+
+static const char *warnings(void)
+{
+    if (warned) return hp_buf_cstr(&warn_buf);
+    warned = 1;
+    if (!warn_buf.vec.base && hp_buf_init(&warn_buf, (size_t)1 << 20) != 0) return "";
+    hp_buf_reset(&warn_buf);
+    /* Few censuses: the heap between them was not seen. */
+    if (hp_totals.objects && hp_cf.censuses <= 2) {
+        hp_buf_str(&warn_buf, "warning: only ");
+        hp_buf_u64(&warn_buf, hp_cf.censuses);
+        hp_buf_str(&warn_buf, hp_cf.censuses == 1 ? " census" : " censuses");
+        hp_buf_str(&warn_buf, " (the program made ");
+        hp_buf_u64(&warn_buf, hp_cf.collections);
+        hp_buf_str(&warn_buf, hp_cf.collections == 1 ? " collection" : " collections");
+        hp_buf_str(&warn_buf, "): heapprof takes a census at a collection, so the heap "
+                              "between them is not in the profile; for more, a shorter "
+                              "interval (interval=, -i: a collection is forced when 1.25 "
+                              "intervals pass without one), or GC_gcollect() where the "
+                              "heap is of interest\n");
+    }
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    hp_filter_warnings(&warn_buf, stats, nstats);
+    HP_SCHEMES_EACH(warnings, &warn_buf);
+    hp_buf_str(&warn_buf, hp_names_warnings(stats, nstats));
+    return hp_buf_cstr(&warn_buf);
+}
+
 static void say_done(void)
 {
     hp_buf_reset(&msg);
@@ -165,11 +198,9 @@ static void say_done(void)
         }
     }
     hp_say(hp_buf_cstr(&msg));
-    /* What the names cannot tell (also in the .prof). */
+    /* What the profile cannot tell (also in the .prof). */
     if (hp_totals.objects == 0) return;
-    uint32_t nstats;
-    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
-    const char *w = hp_names_warnings(stats, nstats);
+    const char *w = warnings();
     while (*w) {
         const char *nl = strchr(w, '\n');
         size_t len = nl ? (size_t)(nl - w) : strlen(w);
@@ -246,6 +277,7 @@ static void fill_prof(int fd, void *arg)
           "object not found dead by the last collection)"
         : hp_cf.unjudged_census ? hp_buf_cstr(&note) : NULL;
     s.report = hp_rt.cfg.report;
+    s.warnings = warnings();
     uint32_t nstats;
     hp_ccs_stats *stats = hp_ccstats_table(&nstats);
     for (uint32_t c = 0; c < nstats && hp_rt.cfg.report; c++)

@@ -195,6 +195,7 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             const char *v = eq + 1;
             size_t vlen = n - klen - 1;
             if (key_is(s, klen, "interval")) {
+                c->interval_given = 1;
                 if (parse_seconds(v, vlen, &c->interval) != 0)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': interval takes seconds "

@@ -24,6 +24,9 @@ typedef enum { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP, HP_UNWIND_LIBUNWIND_RAW } hp_u
 typedef struct hp_config {
     hp_mode mode;
     double interval;      /* seconds between censuses (GHC -i); 0: every collection */
+    int interval_given;   /* interval= was written: obeyed from the start (else
+                             the first HP_EARLY_CENSUSES collections each take
+                             a census, so short runs are seen) */
     int depth;            /* frames kept per cost-centre stack */
     int label_length;     /* .hp label length (GHC -L) */
     hp_unwind unwind;     /* how stacks are captured */
@@ -60,6 +63,10 @@ enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };
  * chosen per census from the last one, depth-first from each root, or by
  * strongly connected components. */
 enum { HP_WALK_AUTO = 0, HP_WALK_DEPTH = 1, HP_WALK_SCC = 2 };
+
+/* Without an explicit interval=, this many censuses are taken at every
+ * collection before the interval applies. */
+#define HP_EARLY_CENSUSES 20
 
 void hp_config_defaults(hp_config *c);
 /* Parse `s` (may be NULL or empty: defaults). Returns 0, or -1 with a

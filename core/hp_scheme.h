@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/hp_shadow.h"
+#include "core/hp_buf.h"
 
 typedef struct hp_scheme {
     const char *name;
@@ -73,6 +74,9 @@ typedef struct hp_scheme {
     void (*write_samples)(int fd);
     /* Its section of the .prof (signal). */
     void (*write_prof)(int fd);
+    /* What its profile cannot tell, as "warning: ..." lines each ending in
+     * a newline, appended to out (the .prof's notes and stderr; signal). */
+    void (*warnings)(hp_buf *out);
     /* A scheme that writes its samples at exit can write a checkpoint: the
      * samples as if the program had ended at census t, just taken (lock).
      * begin: 0, or -1 (nothing to write); rec: every record still live

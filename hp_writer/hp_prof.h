@@ -24,6 +24,8 @@ typedef struct hp_prof_summary {
     int64_t libunwind_walks;             /* unwind=libunwind: walks not by recipes; else -1 */
     uint64_t shadow_bytes, log_bytes;    /* at the peak census */
     const char *note;                    /* extra line, or NULL */
+    const char *warnings;                /* lines "warning: ..." / "note: ...",
+                                            each ending in a newline, or NULL */
     int report;                          /* HP_REPORT_* breakdowns to print */
 } hp_prof_summary;
 

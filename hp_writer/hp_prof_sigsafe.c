@@ -306,8 +306,8 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_str(b, s->note);
         hp_buf_chr(b, '\n');
     }
-    /* What the names cannot tell, one "(warning: ...)" line each. */
-    const char *w = hp_names_warnings(stats, nccs);
+    /* What the profile cannot tell, one "(warning: ...)" line each. */
+    const char *w = s->warnings ? s->warnings : "";
     if (*w) hp_buf_chr(b, '\n');
     while (*w) {
         const char *nl = strchr(w, '\n');

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/hp_shadow.h"
+#include "hp_writer/hp_closest.h"
 
 int hp_retainer_init(void);
 /* Before the world stops, when a census is due (lock held): classify new
@@ -45,6 +46,13 @@ void hp_retainer_census_done(double t);
 /* Does record r's retainer set (this census) hold a retainer whose name is
  * one of `names` ('+'-separated)? (the rset= filter) */
 int hp_retainer_set_matches(const hp_rec *r);
+/* A warning line into out when a census attributed under 95% of the live
+ * bytes (the least such census). */
+void hp_retainer_warnings(hp_buf *out);
+/* Has any object passed rset= so far? */
+int hp_retainer_rset_matched(void);
+/* Offer every retainer's name to c (the names rset= could have used). */
+void hp_retainer_closest(hp_closest *c);
 /* The retainer section of the .prof file. */
 void hp_retainer_write_prof(int fd);
 

@@ -205,6 +205,25 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
 
 static void ms(hp_buf *b, uint64_t ns) { hp_buf_fixed(b, (double)ns / 1e6, 2); }
 
+/* The census that attributed the smallest share of live bytes. */
+static uint64_t least_attributed, least_live;
+static double least_time;
+
+void hp_retainer_warnings(hp_buf *out)
+{
+    if (!least_live || least_attributed * 100 >= least_live * 95) return;
+    hp_buf_str(out, "warning: the retainer profile attributed only ");
+    hp_buf_fixed(out, 100.0 * (double)least_attributed / (double)least_live, 1);
+    hp_buf_str(out, "% of the live bytes to a retainer at the census at ");
+    hp_buf_fixed(out, least_time, 2);
+    hp_buf_str(out, " s (");
+    hp_buf_u64(out, least_attributed);
+    hp_buf_str(out, " of ");
+    hp_buf_u64(out, least_live);
+    hp_buf_str(out, "): its bands leave the rest out; the .prof's line for that census, "
+                    "under retainer censuses, says what held it\n");
+}
+
 void hp_retainer_census_done(double t)
 {
     hp_buf *b = &hp_ret_.prof_lines;
@@ -229,8 +248,16 @@ void hp_retainer_census_done(double t)
         hp_buf_str(b, "  ");
         hp_buf_u64(b, hp_ret_.attributed_bytes);
         hp_buf_str(b, " of ");
-        hp_buf_u64(b, hp_ret_.attributed_bytes + hp_ret_.unreached_bytes + hp_ret_.new_bytes);
+        uint64_t live = hp_ret_.attributed_bytes + hp_ret_.unreached_bytes + hp_ret_.new_bytes;
+        hp_buf_u64(b, live);
         hp_buf_str(b, " bytes");
+        /* The census that attributed the least, for hp_retainer_warnings. */
+        if (live && (!least_live || hp_ret_.attributed_bytes * least_live <
+                                        least_attributed * live)) {
+            least_attributed = hp_ret_.attributed_bytes;
+            least_live = live;
+            least_time = t;
+        }
         if (hp_ret_.final_objects) {
             hp_buf_str(b, "; held by gc:finalization (marked by the collector after the "
                           "mark phase, for finalization): ");
@@ -288,6 +315,8 @@ void hp_retainer_census_done(double t)
     hp_ret_.traversed = 0;
 }
 
+static int rset_matched;   /* some object passed rset= */
+
 int hp_retainer_set_matches(const hp_rec *r)
 {
     if (!hp_trace_valid(r->word, hp_trace_parity())) return 0;
@@ -311,7 +340,20 @@ int hp_retainer_set_matches(const hp_rec *r)
             }
         }
     }
+    if (*m == 1) rset_matched = 1;
     return *m == 1;
+}
+
+int hp_retainer_rset_matched(void) { return rset_matched; }
+
+void hp_retainer_closest(hp_closest *c)
+{
+    for (uint32_t i = 0; i < hp_ret_.nidents; i++) {
+        hp_buf_reset(&hp_ret_.text);
+        ident_text(&hp_ret_.text, i);
+        const char *name = hp_buf_cstr(&hp_ret_.text);
+        hp_closest_offer(c, name, strlen(name));
+    }
 }
 
 void hp_retainer_write_prof(int fd)

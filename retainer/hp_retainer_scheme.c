@@ -27,6 +27,7 @@ const hp_scheme hp_scheme_retainer = {
     .name = "retainer",
     RETAINER_TRAVERSAL,
     .label_of = hp_retainer_label_of,
+    .warnings = hp_retainer_warnings,
 };
 
 const hp_scheme hp_scheme_retainer_filter = {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hp_buf.h"
 #include "core/hp_shadow.h"
 
 #define HP_ROOTS_MAX 64          /* HEAPPROF_MAX_ROOTS */
@@ -40,6 +41,8 @@ void hp_roots_note_free(uintptr_t base);
 uint32_t hp_roots_label_of(hp_rec *r, size_t idx);
 void hp_roots_census_done(double t);
 void hp_roots_write_prof(int fd);
+/* A warning line into out when the program named no roots. */
+void hp_roots_warnings(hp_buf *out);
 
 /* The public API (include/heapprof.h, reached through preload/hp_api.c):
  * change the named roots under the collector's lock; HEAPPROF_* codes,

@@ -35,6 +35,7 @@ typedef struct hp_roots_state {
     hp_buf events, census_lines;
     hp_vec bin_bytes_vec;          /* uint64_t per bin this census */
     int traversed, ready;
+    int no_roots;                       /* this census: no live named root, no walk */
     uint64_t mark_ns_last, trace_ns_last;
     hp_trace_stats tstats;
     uint64_t reached_bytes, noroot_bytes;

@@ -31,4 +31,5 @@ const hp_scheme hp_scheme_roots = {
     .on_free = hp_roots_note_free,
     .census_done = hp_roots_census_done,
     .write_prof = hp_roots_write_prof,
+    .warnings = hp_roots_warnings,
 };

@@ -109,6 +109,12 @@ void hp_roots_traverse(uint64_t mark_ns)
 {
     uint64_t t0 = hp_mono_ns();
     hp_roots_.traversed = 0;
+    /* No live named root: every live byte is NOROOT (or left out), and
+     * the heap is not walked (unless noroot=retainers asks what holds it). */
+    int live_roots = 0;
+    for (int i = 0; i < HP_ROOTS_MAX; i++) live_roots |= hp_roots_.roots[i].base != 0;
+    hp_roots_.no_roots = !live_roots;
+    if (!live_roots && hp_rt.cfg.noroot != HP_NOROOT_RETAINERS) return;
     hp_trace_set_merge(1);
     if (hp_trace_begin(roots_visit) != 0) return;
     /* Every root's bit first, then one breadth-first walk that carries
@@ -207,6 +213,9 @@ void hp_roots_census_done(double t)
         hp_buf_u64(b, hp_roots_.reached_bytes);
         hp_buf_str(b, "  ");
         hp_buf_u64(b, hp_roots_.noroot_bytes);
+    } else if (hp_roots_.no_roots) {
+        hp_buf_str(b, "no traversal (no named root is alive): every live byte reached by "
+                      "no named root");
     } else {
         hp_buf_str(b, "no traversal (no collection could be run)");
     }
@@ -216,6 +225,20 @@ void hp_roots_census_done(double t)
     hp_roots_.reached_bytes = hp_roots_.noroot_bytes = 0;
     hp_roots_.bins_this_census = 0;
     hp_roots_.traversed = 0;
+}
+
+void hp_roots_warnings(hp_buf *out)
+{
+    if (hp_roots_.events.len) return;
+    hp_buf_str(out, "warning: the program named no roots (heapprof_set_roots, "
+                    "include/heapprof.h): a named-roots profile (mode roots, -ho) has no band "
+                    "of a named root; ");
+    hp_buf_str(out, hp_rt.cfg.noroot == HP_NOROOT_NO
+                        ? "what no named root reaches is left out (noroot=no), so the bands "
+                          "are empty"
+                        : "every live byte is in NOROOT");
+    hp_buf_str(out, "; for who holds the heap without naming roots, use the retainer "
+                    "profile (mode retainer, -hr)\n");
 }
 
 void hp_roots_write_prof(int fd)

@@ -12,6 +12,7 @@ strict format check and hp2ps.
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +130,18 @@ class GcTest(unittest.TestCase):
         self.assertRegex(prof, r"SET \d+ = \{<stack:main>\}")
         censuses = prof.split("RETAINER CENSUSES")[1]
         self.assertRegex(censuses, r"\d+ of \d+ bytes")
+        # A census that attributed under 95% of the live bytes is warned
+        # about, with the least share (gctest: some are far under, from
+        # roots heapprof does not see yet; see doc/limitations.md).
+        shares = [(int(a), int(b)) for a, b in re.findall(r"  (\d+) of (\d+) bytes", censuses)
+                  if int(b)]
+        least = min(shares, key=lambda ab: ab[0] / ab[1])
+        if least[0] * 100 < least[1] * 95:
+            self.assertIn("heapprof: warning: the retainer profile attributed only %.1f%% of "
+                          "the live bytes" % (100.0 * least[0] / least[1]), r.stderr)
+            self.assertIn("(%d of %d)" % least, r.stderr)
+        else:
+            self.assertNotIn("retainer profile attributed only", r.stderr)
     def test_profiled_ldv(self):
         # Mode ldv: every heap page protected after each collection; gctest's
         # threads, finalizers, GC_free, fork and its GC_enable_incremental
