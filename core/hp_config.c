@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "module", "kind"};
 
@@ -182,6 +183,15 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             }
             if (key_is(s, n, "help")) { c->help = 1; found = 1; }
             if (!found) {
+                /* A mode in other letter case: say which is meant. */
+                for (int m = 0; first && m < HP_MODE_COUNT; m++) {
+                    if (strlen(mode_names[m]) != n || strncasecmp(s, mode_names[m], n) != 0)
+                        continue;
+                    char fmt[160];
+                    snprintf(fmt, sizeof fmt, "unknown mode '%%s' in HEAPPROF: modes are "
+                             "written in lower case, HEAPPROF=%s", mode_names[m]);
+                    return set_err(err, errlen, fmt, s, n);
+                }
                 if (first)
                     return set_err(err, errlen,
                         "unknown mode '%s' in HEAPPROF; valid modes: " VALID_MODES

@@ -177,10 +177,16 @@ static int check_output(char *msg, size_t cap)
         if (fd < 0) probe[0] = 0;
     }
     if (fd < 0) {
+        int err = errno;
+        /* The directory by its real name: "." says nothing. */
+        char cwd[HP_OUT_MAX];
+        const char *shown = dir;
+        if (strcmp(dir, ".") == 0 && getcwd(cwd, sizeof cwd)) shown = cwd;
         snprintf(msg, cap,
                  "heapprof: cannot write the profile into directory %s: %s; choose a "
-                 "writable place with HEAPPROF=...,out=PATH (e.g. out=/tmp/%s)",
-                 dir, strerror(errno), hp_rt.program);
+                 "writable place with HEAPPROF=...,out=PATH (e.g. out=/tmp/%s), or the "
+                 "launcher's -o (heapprof -o /tmp/%s ...)",
+                 shown, strerror(err), hp_rt.program, hp_rt.program);
         return -1;
     }
     hp_sys_close(fd);

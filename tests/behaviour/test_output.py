@@ -21,8 +21,22 @@ class Output(unittest.TestCase):
         self.assertTrue(r.stderr.startswith("heapprof: "), r.stderr)
         self.assertIn(named, r.stderr)
         self.assertIn("out=", r.stderr)
+        self.assertIn("the launcher's -o", r.stderr)
         self.assertEqual(bh.profile_files(r.cwd), [])
         return r
+
+    def test_working_directory_named(self):
+        """No out=: the working directory, unwritable, is named by its full
+        path (it was "."). /proc refuses new files even to root."""
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        env.update({"LD_PRELOAD": hptest.LIB, "HEAPPROF": "cc"})
+        import subprocess
+        r = subprocess.run([bh.bprog("bh_alloc")], cwd="/proc", env=env, input="",
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot write the profile into directory /proc:", r.stderr)
+        self.assertNotIn("directory .:", r.stderr)
 
     def test_missing_directory(self):
         self.check_refused("/nonexistent-dir/x", "/nonexistent-dir")

@@ -244,8 +244,12 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         for flag in ("-hc", "-hm", "-hy", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
                      "-hK<kind>", "-hR<name>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
-                     "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp"):
+                     "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp",
+                     "--frames=function|call", "--ldv=adaptive", "--repeat=N"):
             self.assertIn(flag, r.stdout)
+        # Every file a run writes.
+        self.assertIn("PROGRAM.hp,\n", r.stdout)
+        self.assertIn("PROGRAM.prof and PROGRAM.alloc.csv", r.stdout)
         self.assertEqual(r.stderr, "")
         r = launch(self, ["--help", "-x"])     # help first: it wins
         self.assertEqual(r.returncode, 0)

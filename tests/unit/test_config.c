@@ -170,7 +170,10 @@ Test(config, unknown_mode)
 {
     parse_bad("xyz", "unknown mode 'xyz'", "cc, module, kind, retainer, ldv, roots", "help",
               VALID_KEYS_TEXT, NULL);
-    parse_bad("CC", "'CC'", "cc, module, kind, retainer, ldv, roots", NULL);
+    /* Another letter case: the mode meant. */
+    parse_bad("CC", "unknown mode 'CC' in HEAPPROF: modes are written in lower case, "
+              "HEAPPROF=cc", NULL);
+    parse_bad("Retainer,interval=0", "HEAPPROF=retainer", NULL);
     parse_bad("xyz,depth=3", "'xyz'", "cc, module, kind, retainer, ldv, roots", NULL);
 }
 
