@@ -97,5 +97,23 @@ class Warnings(hptest.ProfileTest):
         self.assertNotIn("named no roots", r.stderr)
 
 
+    def test_kind_bands_of_large_sizes(self):
+        """Mode kind: sizes above 2048 bytes go by powers of two, one band
+        per range, with exact bytes; small sizes stay exact."""
+        r, hp, prof = self.profile(["short_run", "large"], heapprof="kind,interval=0")
+        out = [l.split() for l in r.stdout.splitlines()]
+        bins = {int(w[1]): int(w[2]) for w in out if w[0] == "BIN"}
+        distinct = [int(w[1]) for w in out if w[0] == "DISTINCT"][0]
+        self.assertGreater(distinct, 50)
+        last = [s for _, s in hp.samples if s][-1]
+        want = {"normal:%d-%d" % (hi // 2 + 1, hi): b for hi, b in bins.items()}
+        self.assertEqual({k: v for k, v in last.items() if "-" in k}, want)
+        self.assertLessEqual(len(want), 4)
+        # Small sizes keep their own band (GC_INIT's and the program's own
+        # small objects, if any, are exact sizes).
+        self.assertTrue(all(re.fullmatch(r"[a-z0-9]+:\d+", k) for k in last if "-" not in k),
+                        last)
+
+
 if __name__ == "__main__":
     hptest.main()
