@@ -101,8 +101,11 @@ int hp_census_due(int force, uint64_t start_ns)
     double now = hp_profile_seconds(start_ns);
     /* Without interval=, the first HP_EARLY_CENSUSES collections each take
      * a census: a run of 20 collections or more gets 20 censuses or more,
-     * however short (their cost: the heap is small then). */
-    int early = !hp_rt.cfg.interval_given && hp_cf.censuses < HP_EARLY_CENSUSES;
+     * however short (their cost: the heap is small then) -- while the
+     * profiler's time stays within a fifth of the run's so far (a census
+     * that walks the heap, on a short run, soon costs more). */
+    int early = !hp_rt.cfg.interval_given && hp_cf.censuses < HP_EARLY_CENSUSES &&
+                (double)hp_rt_excluded() / 1e9 <= 0.2 * now;
     return force || early || hp_rt.cfg.interval <= 0 ||
            now - hp_cf.last_census_time >= hp_rt.cfg.interval || hp_cf.censuses == 0;
 }
