@@ -204,6 +204,73 @@ def parse_hp(path, name=None):
     return hp
 
 
+# The first words of a heap profile's lines (a file that begins otherwise
+# and is not named .hp is not taken for a broken one).
+HP_FIRST_WORDS = HEADER_KEYS + ("BEGIN_SAMPLE", "END_SAMPLE", "MARK")
+
+
+def _first_line(path):
+    """(the first 4 KiB of the file at path, its first line that is not
+    blank, '' when none); (b"", "") for what is not a regular file (a pipe
+    read already). Raises OSError."""
+    if not os.path.isfile(path):
+        return b"", ""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    lines = head.decode("utf-8", "replace").splitlines()
+    return head, next((l.strip() for l in lines if l.strip()), "")
+
+
+def file_kind(path):
+    """What the file at path is when it is plainly not a heap profile, as a
+    phrase ("heapprof's text report", "a program (an ELF executable)",
+    ...); "" for a file that is not one but is none of those either; None
+    for one whose faults parse_hp names line by line (an empty file, a file
+    named .hp or beginning as a heap profile does). Raises OSError."""
+    head, first = _first_line(path)
+    if not first:
+        return None
+    if head.startswith(b"\x7fELF"):
+        return "a program (an ELF executable)"
+    words = first.split()
+    if first.startswith("heapprof report"):
+        return "heapprof's text report"
+    if first.startswith("stack,breakdown,"):
+        return "heapprof's allocation table (CSV)"
+    if first.lower().startswith(("<!doctype html", "<html")):
+        return "an HTML page"
+    if head.startswith(b"%!PS"):
+        return "a PostScript file"
+    if "Profiling Report" in first or first.startswith("Retainer Profiling:"):
+        return "GHC's profiling report"
+    if words[0] in HP_FIRST_WORDS or path.endswith(".hp"):
+        return None
+    return "a binary file" if b"\0" in head else ""
+
+
+def hp_beside(path):
+    """The heap profile beside the file at path (app.hp beside app.prof,
+    app.alloc.csv, app.html or the program app), or None."""
+    stem = path[:-len(".alloc.csv")] if path.endswith(".alloc.csv") else \
+        os.path.splitext(path)[0]
+    for cand in (stem + ".hp", path + ".hp"):
+        if cand != path and os.path.isfile(cand):
+            return cand
+    return None
+
+
+def not_hp_message(path, kind, prog=PROG):
+    """The message for a file given as the heap profile that is not one:
+    what it is, and the .hp to give instead when there is one beside it."""
+    beside = hp_beside(path)
+    where = f" ({beside} is beside it)" if beside else ""
+    if kind:
+        return f"{prog}: {path} is {kind}, not a heap profile: give the .hp file{where}"
+    first = _first_line(path)[1]
+    return (f"{prog}: {path} is not a heap profile (its first line is {first[:60]!r}; "
+            f"a heap profile's is JOB \"...\"): give the .hp file{where}")
+
+
 # ---------------------------------------------------------------------------
 # .prof parser (heapprof's report; of other .prof files only SET lines)
 
@@ -214,6 +281,12 @@ SUMMARY_RE = re.compile(r"^ {8}([A-Za-z@][^\t]*?) {2,}(\S.*)$")
 
 def _split_header(line):
     return [c for c in re.split(r"\s{2,}", line.strip()) if c]
+
+
+def _is_header(cols):
+    """Whether cells split from a line can be a table's header: two or
+    more, none a number (a row of numbers is no header)."""
+    return len(cols) >= 2 and not any(re.match(r"[-+]?\.?\d", c) for c in cols)
 
 
 def _is_number(word):
@@ -227,6 +300,117 @@ def _row(line, ncols):
     if not any(_is_number(p) for p in parts[:ncols - 1]):
         return None
     return parts
+
+
+# A section title after the summary: a line at the margin, capitalised,
+# ending in a parenthesised aside ("RETAINER CENSUSES (time s, ...)", "Top
+# cost-centre stacks by DRAG (bytes x seconds held after last use):").
+TITLE_RE = re.compile(r"^[A-Z][^()]*\((.*)\):?$")
+# The aside of a title that lists its table's columns: "(time s, traversal
+# ms, ...)", names with no ';', ':' or '=' (which other asides have).
+LISTED_RE = re.compile(r"^[A-Z][^()]*\(([^()]*)\)$")
+
+
+def _listed_columns(title):
+    """The columns the title of a section lists (RETAINER CENSUSES, ROOT
+    CENSUSES), or [] when its aside is no list of columns."""
+    m = LISTED_RE.match(title)
+    if not m or re.search(r"[;:=]", m.group(1)):
+        return []
+    cols = [c.strip() for c in m.group(1).split(",")]
+    return cols if len(cols) >= 2 and all(cols) else []
+
+
+def _listed_row(line, ncols):
+    """The cells of a row of a table whose title lists its columns, and a
+    note last: the columns are set apart by two or more blanks, and what
+    follows the last one's value after '; ' is the note ('9509312 of
+    9509312 bytes; held by ...'); a row that gives leading numbers, then a
+    sentence ('0.00  no traversal (...)'), has those numbers, empty cells
+    and the sentence as its note. None for a line that begins with no
+    number."""
+    fields = re.split(r" {2,}", line.strip(), maxsplit=ncols - 1)
+    k = 0
+    while k < min(len(fields), ncols - 1) and _is_number(fields[k]):
+        k += 1
+    if k == 0 or len(fields) < 2:
+        return None
+    if k == ncols - 1 and len(fields) == ncols:
+        value, _, note = fields[-1].partition("; ")
+        return fields[:-1] + [value, note]
+    rest = re.split(r" {2,}", line.strip(), maxsplit=k)[-1]
+    return fields[:k] + [""] * (ncols - k) + [rest]
+
+
+def _parse_listed(lines, i, cols):
+    """The table whose title lines[i] lists its columns `cols`, its rows
+    after a blank line; (table, index of the line after its rows), or None
+    when no row follows the title."""
+    n = len(lines)
+    j = i + 1
+    while j < n and not lines[j].strip():
+        j += 1
+    rows = []
+    while j < n:
+        r = _listed_row(lines[j], len(cols)) if lines[j][:1].isdigit() else None
+        if r is None:
+            break
+        rows.append(r)
+        j += 1
+    if not rows:
+        return None
+    columns = list(cols)
+    if any(r[-1] for r in rows):
+        columns.append("note")      # what the rows say beyond the columns
+    else:
+        rows = [r[:-1] for r in rows]
+    return {"title": lines[i].strip(), "columns": columns, "rows": rows, "notes": [],
+            "kind": "listed"}, j
+
+
+def _counter(line):
+    """(name, value) of a line of a section of counters ('  censuses
+    10', '  a fault in the kernel (ns, measured) 2769', '  DRAG
+    byte-seconds 1.031, uncertain 0.000 (0.0%)'): the value is set apart by
+    two or more blanks, or is the first number after a blank; '' for a line
+    with none. None for a line that is not indented by two blanks or is a
+    parenthesised note."""
+    if not line.startswith("  ") or not line.strip() or line.strip().startswith("("):
+        return None
+    s = line.strip()
+    m = re.fullmatch(r"(.*?\S) {2,}(\S.*)", s) or \
+        re.fullmatch(r"(.*?\S) ([-+]?\d[\d.,]*%?(?: .*)?)", s)
+    return (m.group(1), m.group(2)) if m else (s, "")
+
+
+def _parse_counters(lines, i):
+    """A section of counters (mode ldv's: 'Lag, drag, void, use (...)',
+    'Uncertain DRAG and VOID (...)'): its title lines[i], then indented
+    lines NAME  VALUE and parenthesised notes (which may run over several
+    lines); (table of kind "kv", index of the line after it), or None when
+    lines[i + 1] is no counter with a value."""
+    n = len(lines)
+    first = _counter(lines[i + 1]) if i + 1 < n else None
+    if not first or not re.match(r"[-+]?\d", first[1]):
+        return None
+    table = {"title": lines[i].strip(), "columns": ["", ""], "rows": [], "notes": [],
+             "kind": "kv"}
+    j = i + 1
+    while j < n and lines[j].startswith("  ") and lines[j].strip():
+        s = lines[j].strip()
+        if s.startswith("("):
+            # A note, up to the ')' that closes its '(' ('(vm.max_map_count)'
+            # may end one of its lines).
+            note = s
+            while note.count("(") > note.count(")") and j + 1 < n and \
+                    lines[j + 1].startswith("   "):
+                j += 1
+                note += " " + lines[j].strip()
+            table["notes"].append(note[1:-1] if note.endswith(")") else note[1:])
+        else:
+            table["rows"].append(list(_counter(lines[j])))
+        j += 1
+    return table, j
 
 
 # STACK FRAMES: a frame line is 4 blanks, FUNCTION, MODULE+0xADDRESS (or
@@ -290,10 +474,20 @@ def _parse_frames(lines, i, prof):
 
 def parse_prof(path):
     """Returns a dict: heapprof (bool), date, job, pid, settings, summary
-    [(key, value)], notes [str], tables [{title, columns, rows}], sets
-    [(id, [members])], frames {full stack name: [(function, module+address
-    or 'explicit', source line or None)]} (the STACK FRAMES section, in
-    the file's order), frames_title, frames_notes [str], other [str]."""
+    [(key, value)], notes [str] (those under the summary, among them the
+    'warning: ...' and 'note: ...' lines), tables [{title, columns, rows,
+    notes [str], kind}], sets [(id, [members])], frames {full stack name:
+    [(function, module+address or 'explicit', source line or None)]} (the
+    STACK FRAMES section, in the file's order), frames_title, frames_notes
+    [str], other [str].
+
+    A table's kind is "header" (a header line of columns set apart by two
+    or more blanks, then rows whose leading columns are numbers), "listed"
+    (its title lists the columns: RETAINER CENSUSES, ROOT CENSUSES; rows
+    after a blank line, with a last column "note" for what rows say beyond
+    the columns) or "kv" (a section of counters, NAME  VALUE: ldv's). A
+    table's notes are the lines of its section after its rows ("traversal
+    total ..."); other has the lines in no table."""
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", "replace")
     lines = text.splitlines()
@@ -312,6 +506,8 @@ def parse_prof(path):
     prof["date"] = lines[0].split("\t")[-1].strip()
     i = 1
     n = len(lines)
+    in_summary = True   # before the first table or section
+    cur = None          # the table whose section this is: lines after its rows are its notes
     while i < n:
         line = lines[i]
         s = line.strip()
@@ -329,14 +525,32 @@ def parse_prof(path):
             continue
         if line.startswith(FRAMES_TITLE) and not prof["frames_title"]:
             i = _parse_frames(lines, i, prof)
+            in_summary, cur = False, None
             continue
-        # A table: a header of columns set apart by two or more blanks, then rows.
+        if TITLE_RE.match(line):
+            # A section: a table its title lists the columns of, counters,
+            # or a title over a header line (taken below) or other lines.
+            in_summary, cur = False, None
+            cols = _listed_columns(s)
+            found = (_parse_listed(lines, i, cols) if cols else None) or \
+                _parse_counters(lines, i)
+            if found:
+                cur, i = found
+                prof["tables"].append(cur)
+                continue
+            prof["other"].append(s)
+            i += 1
+            continue
+        # A table: a header of columns set apart by two or more blanks, then
+        # rows ("(none)" for none).
         cols = _split_header(line)
-        if len(cols) >= 2 and i + 1 < n and _row(lines[i + 1], len(cols)):
+        if _is_header(cols) and i + 1 < n and (_row(lines[i + 1], len(cols)) or
+                                               lines[i + 1].strip() == "(none)"):
             title = ""
             prev = lines[i - 1].strip() if i > 0 else ""
-            if prev and prof["other"] and prof["other"][-1] == prev:
-                title = prof["other"].pop()
+            where = cur["notes"] if cur else prof["other"]
+            if prev and where and where[-1] == prev:
+                title = where.pop()
             rows = []
             i += 1
             while i < n and lines[i].strip():
@@ -345,21 +559,26 @@ def parse_prof(path):
                     break
                 rows.append(r)
                 i += 1
+            if not rows and i < n and lines[i].strip() == "(none)":
+                i += 1
             if not title:
                 title = ("allocation by cost-centre stack"
                          if any("cost-centre" in c for c in cols) else "table")
-            prof["tables"].append({"title": title, "columns": cols, "rows": rows})
+            cur = {"title": title, "columns": cols, "rows": rows, "notes": [],
+                   "kind": "header"}
+            prof["tables"].append(cur)
+            in_summary = False
             continue
         m = SUMMARY_RE.match(line)
-        if m and not prof["tables"]:
+        if m and in_summary:
             prof["summary"].append((m.group(1).strip(), m.group(2).strip()))
             i += 1
             continue
-        if s.startswith("(") and s.endswith(")"):
+        if in_summary and s.startswith("(") and s.endswith(")"):
             prof["notes"].append(s[1:-1])
             i += 1
             continue
-        prof["other"].append(s)
+        (cur["notes"] if cur else prof["other"]).append(s)
         i += 1
     return prof
 
@@ -601,6 +820,10 @@ def stack_tip(names, frames_of):
 # The page's data
 
 def build_data(hp, prof, top, source_name, prof_name):
+    """The data the page's script draws from (embedded as JSON): the
+    samples, the drawn bands (the `top` largest and OTHER, or an ldv
+    profile's in their fixed order), every band for the bands table, the
+    peak."""
     nlab = len(hp.labels)
     nsamp = len(hp.times)
     totals = [0] * nlab
@@ -616,6 +839,9 @@ def build_data(hp, prof, top, source_name, prof_name):
                 peaks[k] = v
                 peak_at[k] = i
         sample_totals.append(s)
+    # Largest first by the mean (as hp2ps): the --top drawn, stacked from
+    # the bottom in this order, so the bottom band is the broadest base (a
+    # spike stacked low would make every band above it jump).
     order = sorted(range(nlab), key=lambda k: (-totals[k], -peaks[k], hp.labels[k]))
     ldv = nlab > 0 and all(lab in LDV_COLOURS for lab in hp.labels)
     if ldv:
@@ -661,12 +887,20 @@ def build_data(hp, prof, top, source_name, prof_name):
         "sampleUnit": hp.header["SAMPLE_UNIT"] or "seconds",
         "valueUnit": hp.header["VALUE_UNIT"] or "bytes",
         "times": hp.times, "totals": sample_totals, "marks": hp.marks,
-        "bands": bands, "ldv": ldv,
+        "bands": bands, "ldv": ldv, "legend": legend_order(bands),
         "peak": {"index": peak_i, "time": hp.times[peak_i] if nsamp else 0,
                  "bytes": sample_totals[peak_i] if nsamp else 0},
         "nLabels": nlab, "nSamples": nsamp, "allBands": all_bands,
         "warnings": hp.warnings,
     }
+
+
+def legend_order(bands):
+    """The order of the legend's entries (indices into bands): the largest
+    peak first, so the bands holding most of the heap head the list;
+    OTHER last."""
+    return sorted(range(len(bands)),
+                  key=lambda b: ("other" in bands[b], -bands[b]["peak"], b))
 
 
 # ---------------------------------------------------------------------------
@@ -685,10 +919,12 @@ def human(n, unit="bytes"):
     return f"{n} bytes"
 
 
-def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True, markup=()):
+def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True, markup=(),
+                   prose=()):
     """An HTML table whose header cells sort it (script below); numeric
     cells carry their value in data-v; the cells of the columns in
-    `markup` are HTML already (escaped by the caller)."""
+    `markup` are HTML already (escaped by the caller); those of the
+    columns in `prose` are sentences (set as text, not as names)."""
     attrs = f' class="sortable {cls}"'
     if first_sort is not None:
         attrs += f' data-sort="{first_sort}" data-desc="{1 if desc else 0}"'
@@ -705,6 +941,8 @@ def sortable_table(columns, rows, numeric, cls="", first_sort=None, desc=True, m
                 out.append(f'<td class="num" data-v="{esc(v)}">{esc(fmt_num(cell))}</td>')
             elif j in markup:
                 out.append(f'<td class="txt stacks">{cell}</td>')
+            elif j in prose:
+                out.append(f'<td class="txt prose">{esc(cell)}</td>')
             else:
                 out.append(f'<td class="txt">{esc(cell)}</td>')
         out.append("</tr>")
@@ -765,6 +1003,46 @@ def frames_section(prof):
             f"</table></div></section>")
 
 
+def table_title(title):
+    """(heading, aside) of a .prof section's title: 'BY KIND (as allocated;
+    ...)' is ('By kind', 'as allocated; ...')."""
+    title, _, aside = title.rstrip(":").partition(" (")
+    if title.isupper():
+        title = title.lower()
+    return title[:1].upper() + title[1:], aside[:-1] if aside.endswith(")") else ""
+
+
+def table_section(t, table):
+    """HTML of a table of the .prof: sortable, in the file's order (it is
+    meaningful: largest first, grouped by stack), with the notes of its
+    section under it; a section of counters as a list of them."""
+    title, aside = table_title(table["title"])
+    cols = table["columns"]
+    rows = table["rows"]
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in table.get("notes", ()))
+    if table.get("kind") == "kv":
+        body = "".join(f"<tr><th>{esc(k)}</th><td>{esc(fmt_summary(v))}</td></tr>"
+                       for k, v in rows)
+        return (f'<section class="card prof-table" id="table-{t}"><h2>{esc(title)} '
+                f'<span class="sub">{esc(aside)}</span></h2><table class="kv">{body}</table>'
+                f"{notes}</section>")
+    prose = ()
+    if table.get("kind") == "listed":
+        aside = ""          # the columns it lists head the table
+        if cols[-1] == "note":
+            prose = (len(cols) - 1,)
+    # A column of numbers (empty cells allowed: a census with no traversal).
+    numeric = [any(r[j] for r in rows) and all(_is_number(r[j]) for r in rows if r[j])
+               for j in range(len(cols))]
+    if not rows:
+        notes = '<p class="note">(none)</p>' + notes
+    return (f'<section class="card prof-table" id="table-{t}"><h2>{esc(title)} '
+            f'<span class="sub">{esc(aside + " · " if aside else "")}{len(rows)} rows; '
+            f'click a column to sort</span></h2><div class="scroll">'
+            f'{sortable_table(cols, rows, numeric, "data", prose=prose)}</div>{notes}'
+            f"</section>")
+
+
 def prof_sections(prof, data):
     """HTML of the .prof part of the page."""
     parts = []
@@ -780,21 +1058,7 @@ def prof_sections(prof, data):
                      f'<span class="sub">{esc(data["prof"])}</span></h2>'
                      f'<table class="kv">{rows}</table>{notes}</section>')
         for t, table in enumerate(prof["tables"]):
-            cols = table["columns"]
-            rows = table["rows"]
-            numeric = [all(_is_number(r[j]) for r in rows) if rows else False
-                       for j in range(len(cols))]
-            title, _, aside = table["title"].partition(" (")
-            if title.isupper():
-                title = title.lower()
-            title = title[:1].upper() + title[1:]
-            aside = aside[:-1] + " · " if aside.endswith(")") else ""
-            # In the file's order (it is meaningful: largest first, grouped
-            # by stack); a click on a column sorts.
-            parts.append(f'<section class="card prof-table" id="table-{t}"><h2>'
-                         f'{esc(title)} <span class="sub">{esc(aside)}{len(rows)} rows; '
-                         f'click a column to sort</span></h2><div class="scroll">'
-                         f'{sortable_table(cols, rows, numeric, "data")}</div></section>')
+            parts.append(table_section(t, table))
         if prof["frames_title"]:
             parts.append(frames_section(prof))
         if prof["other"]:
@@ -830,6 +1094,24 @@ def json_for_script(obj):
     # Inside <script>: no "</script>", "<!--", nor line separators.
     return (s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def prof_callout(prof, prof_name):
+    """HTML of the callout over the chart: the notes under the .prof's
+    summary ('warning: ...', 'note: ...' and the others, such as a stop by
+    a signal), each warning styled as one; '' when there are none."""
+    items = []
+    for note in prof["notes"]:
+        kind, sep, rest = note.partition(": ")
+        if sep and kind in ("warning", "note"):
+            items.append(f'<p class="{"warn" if kind == "warning" else "info"}">'
+                         f"<strong>{kind}:</strong> {esc(rest)}</p>")
+        else:
+            items.append(f'<p class="info">{esc(note)}</p>')
+    if not items:
+        return ""
+    return (f'<div class="callout" id="callout" role="note" aria-label="warnings and notes '
+            f'of {esc(prof_name)}">{"".join(items)}</div>')
 
 
 def render_page(data, prof):
@@ -873,6 +1155,7 @@ def render_page(data, prof):
         markup = (len(columns) - 1,)
     bands_table = sortable_table(columns, bands_rows, numeric, "data", 1, markup=markup)
     warnings = "".join(f'<p class="warn">{esc(w)}</p>' for w in data["warnings"])
+    callout = prof_callout(prof, data["prof"]) if prof and prof["heapprof"] else ""
     ldv_note = ""
     if data["ldv"]:
         ldv_note = ('<p class="note">Biographical profile: <b>lag</b> = created, not yet '
@@ -880,18 +1163,20 @@ def render_page(data, prof):
                     'last use, before it died; <b>void</b> = never used.</p>')
     subtitle = " · ".join(esc(x) for x in (data["date"], data["source"]) if x)
     prof_html = prof_sections(prof, data) if prof else ""
-    page = PAGE
+    values = {}
     for key, value in (("@TITLE@", esc(data["job"] or data["source"])),
                        ("@JOB@", esc(data["job"] or "(no JOB line)")),
                        ("@SUBTITLE@", subtitle),
                        ("@CARDS@", card_html),
                        ("@WARNINGS@", warnings + ldv_note),
+                       ("@CALLOUT@", callout),
                        ("@BANDS_TABLE@", bands_table),
                        ("@NBANDS@", str(data["nLabels"])),
                        ("@PROF@", prof_html),
                        ("@DATA@", json_for_script(data))):
-        page = page.replace(key, value)
-    return page
+        values[key] = value
+    # In one pass: a value that happens to contain '@DATA@' stays as it is.
+    return re.sub(r"@[A-Z_]+@", lambda m: values.get(m.group(0), m.group(0)), PAGE)
 
 
 PAGE = r"""<!DOCTYPE html>
@@ -969,6 +1254,7 @@ table.data tbody tr.total td { font-weight: 600; background: #fafbfc; }
 #bands table.data td { vertical-align: top; }
 #bands table.data td:first-child { min-width: 220px; }
 table.data td.stacks { min-width: 320px; }
+table.data td.prose { font-family: inherit; word-break: normal; min-width: 320px; }
 details.stack summary { cursor: pointer; }
 details.stack + details.stack { margin-top: 3px; border-top: 1px dashed var(--line); padding-top: 3px; }
 ol.frames { margin: 3px 0 4px; padding-left: 26px; }
@@ -985,6 +1271,11 @@ table.kv th { text-align: left; font-weight: 500; color: var(--muted); padding: 
 table.kv td { padding: 3px 0; font-variant-numeric: tabular-nums; }
 .note { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
 .warn { background: #fff4e0; border: 1px solid #f5d7a1; border-radius: 6px; padding: 6px 10px; margin: 0 0 12px; }
+.callout { margin: 0 0 12px; }
+.callout p { margin: 0 0 6px; padding: 6px 10px; border-radius: 6px; }
+.callout p.warn { border-left: 4px solid #e8590c; }
+.callout p.warn strong { color: #b34700; }
+.callout p.info { background: #eef3fb; border: 1px solid #cdd9ee; border-left: 4px solid #3b5bdb; }
 pre { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; margin: 0; }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 @media (max-width: 900px) { .chartwrap { flex-direction: column; } #legend { flex-basis: auto; max-height: 300px; } }
@@ -1001,9 +1292,10 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   <div class="stats">@CARDS@</div>
   <section class="card">
     <h2>Live heap by band over time <span class="sub">point at a band for its bytes; click the legend to hide or show a band</span></h2>
+    @CALLOUT@
     <div class="chartwrap">
       <div id="chart"><noscript><p class="empty">The chart needs JavaScript.</p></noscript><div id="tip"></div></div>
-      <div id="legend"><div class="tools"><button type="button" id="all">show all</button><button type="button" id="none">hide all</button><span id="count"></span></div><div class="lhead"><span>band, as stacked (top first)</span><span>peak</span></div><ul id="legend-list"></ul></div>
+      <div id="legend"><div class="tools"><button type="button" id="all">show all</button><button type="button" id="none">hide all</button><span id="count"></span></div><div class="lhead"><span>band, largest peak first</span><span>peak</span></div><ul id="legend-list"></ul></div>
     </div>
   </section>
   <section class="card" id="bands">
@@ -1054,9 +1346,16 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
     if (max >= 1024) return ["KiB", 1024];
     return ["bytes", 1];
   }
+  function decimals(step) {
+    // As many decimals as the step needs: 2.5 one, 0.25 two, 5 none.
+    let d = 0;
+    while (d < 6 && Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) > 1e-6) d++;
+    return d;
+  }
   function fmtTick(v, step) {
-    const d = step >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(step) + 1e-9));
-    return v.toFixed(d);
+    // The value at the tick, to the step's decimals, without trailing zeros
+    // (0, 2.5, 5, 7.5; 0.25, 0.5, 0.75, 1).
+    return String(+v.toFixed(decimals(step)));
   }
 
   function stackTops() {
@@ -1102,17 +1401,18 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
                            "data-t0": t0, "data-t1": t1, "data-ymax": ytop});
     chart.insertBefore(svg, tip);
     const ax = el("g", {class: "axis"}, svg);
-    for (let v = 0; v <= ytop + ystep / 2; v += ystep) {
-      const y = Y(v);
+    // Ticks at whole multiples of the step (k * step: no error piles up).
+    for (let k = 0; k * ystep <= ytop + ystep / 2; k++) {
+      const v = k * ystep, y = Y(v);
       el("line", {class: "grid", x1: ml, x2: ml + pw, y1: y, y2: y}, ax);
-      const t = el("text", {x: ml - 8, y: y + 4, "text-anchor": "end"}, ax);
+      const t = el("text", {class: "ytick", x: ml - 8, y: y + 4, "text-anchor": "end"}, ax);
       t.textContent = fmtTick(v / ufac, ystep / ufac);
     }
     const xstep = niceStep(t1 - t0, Math.max(2, Math.floor(pw / 90)));
-    for (let v = Math.ceil(t0 / xstep) * xstep; v <= t1 + xstep * 1e-6; v += xstep) {
-      const x = X(v);
+    for (let k = Math.ceil(t0 / xstep - 1e-6); k * xstep <= t1 + xstep * 1e-6; k++) {
+      const v = k * xstep, x = X(v);
       el("line", {class: "tick", x1: x, x2: x, y1: mt + ph, y2: mt + ph + 5}, ax);
-      const t = el("text", {x: x, y: mt + ph + 18, "text-anchor": "middle"}, ax);
+      const t = el("text", {class: "xtick", x: x, y: mt + ph + 18, "text-anchor": "middle"}, ax);
       t.textContent = fmtTick(v, xstep);
     }
     el("path", {d: `M${ml},${mt} V${mt + ph} H${ml + pw}`, fill: "none"}, ax);
@@ -1211,12 +1511,12 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   chart.addEventListener("mousemove", move);
   chart.addEventListener("mouseleave", leave);
 
-  // Legend: top band first, as drawn.
+  // Legend: the largest peak first (D.legend), OTHER last.
   const list = document.getElementById("legend-list");
   function legendCount() {
     document.getElementById("count").textContent = visible.filter(x => x).length + " of " + bands.length + " shown";
   }
-  for (let b = bands.length - 1; b >= 0; b--) {
+  for (const b of D.legend) {
     const B = bands[b], li = document.createElement("li");
     li.dataset.band = b;
     li.title = B.name + (B.other ? " (" + B.other + " smaller bands)" : "") + "\npeak " + fullValue(B.peak) + " at " + B.peakTime.toFixed(3) + " s\nclick to hide or show" + (B.stackText ? "\n\n" + B.stackText : "");
@@ -1245,10 +1545,12 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   function sortTable(table, col, desc) {
     const body = table.tBodies[0], rows = Array.from(body.rows);
     const num = table.tHead.rows[0].cells[col].classList.contains("num");
-    const key = r => num ? parseFloat(r.cells[col].dataset.v) : r.cells[col].textContent;
+    // (An empty numeric cell, a census with no traversal, sorts as the least.)
+    const number = v => { const x = parseFloat(v); return isNaN(x) ? -Infinity : x; };
+    const key = r => num ? number(r.cells[col].dataset.v) : r.cells[col].textContent;
     rows.sort((a, b) => {
       const x = key(a), y = key(b);
-      const c = num ? x - y : x.localeCompare(y);
+      const c = num ? (x < y ? -1 : x > y ? 1 : 0) : x.localeCompare(y);
       return desc ? -c : c;
     });
     for (const r of rows) body.appendChild(r);
@@ -1304,6 +1606,13 @@ def main(argv=None, prog=PROG):
     try:
         hp = parse_hp(args.hp, args.hp)
     except HpError as e:
+        try:
+            kind = file_kind(args.hp)
+        except OSError:
+            kind = None
+        if kind is not None:
+            # A .prof, a program, a page... given where the .hp is wanted.
+            return fail(not_hp_message(args.hp, kind, prog))
         fail(str(e))
         return fail(f"{prog}: {args.hp} is not a valid heap profile; no page written")
     except OSError as e:

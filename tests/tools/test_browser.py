@@ -12,11 +12,13 @@ import os
 import pathlib
 import unittest
 
+import re
+
 import cdp
 import hptest
 import tltest
 from test_report import FRAMES_LABELS, FRAMES_PROF, frames_hp
-from tltest import report
+from tltest import fixture, report
 
 NBANDS, NSAMPLES = 25, 120
 
@@ -184,7 +186,9 @@ class BrowserTest(unittest.TestCase):
             self.assertEqual(page.evaluate("document.querySelectorAll('#plot path.band').length"), 21)
             legend = page.evaluate("Array.from(document.querySelectorAll('#legend li .name'))"
                                    ".map(e => e.textContent)")
-            self.assertEqual(legend, ["OTHER (5)"] + ranked[:20][::-1])   # top band first
+            # The largest peak first, OTHER last.
+            self.assertEqual(legend, sorted(ranked[:20], key=lambda n: -max(bands[n]))
+                             + ["OTHER (5)"])
             totals = [sum(v[i] for v in bands.values()) for i in range(NSAMPLES)]
             peak_i = totals.index(max(totals))
             self.assertEqual(page.evaluate("document.querySelector('#peak text').textContent"),
@@ -329,6 +333,231 @@ class BrowserTest(unittest.TestCase):
             self.assertLess(px.get((255, 255, 255), 0) / sum(px.values()), 0.9)
             self.assertGreater(len(px), 10)
             self.assert_clean(page, url)
+
+    # --- the axes: each tick label is the value at its gridline ---
+
+    AXES = """(() => {
+        // The plot area, the axis scales, and each tick label with the
+        // position of its gridline (y) or tick mark (x), from the DOM.
+        const a = document.getElementById('plot-area'), s = document.getElementById('plot');
+        const num = (e, k) => +e.getAttribute(k);
+        const labels = anchor => Array.from(document.querySelectorAll(
+            `.axis text:not(.title)[text-anchor="${anchor}"]`));
+        const grid = Array.from(document.querySelectorAll('.axis line.grid'));
+        const ticks = Array.from(document.querySelectorAll('.axis line.tick'));
+        return {px: num(a, 'x'), py: num(a, 'y'), pw: num(a, 'width'), ph: num(a, 'height'),
+                t0: +s.dataset.t0, t1: +s.dataset.t1, ymax: +s.dataset.ymax,
+                unit: document.querySelector('.axis text.title').textContent,
+                y: labels('end').map(t => [t.textContent,
+                    grid.filter(l => Math.abs(num(l, 'y1') - (num(t, 'y') - 4)) < 1e-6)
+                        .map(l => num(l, 'y1'))]),
+                x: labels('middle').map(t => [t.textContent,
+                    ticks.filter(l => Math.abs(num(l, 'x1') - num(t, 'x')) < 1e-6)
+                         .map(l => num(l, 'x1'))])}; })()"""
+
+    UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+    def check_ticks(self, A):
+        """Every tick label is the value at its gridline (y) or tick mark
+        (x), with no more decimals than the step needs; returns the y and
+        x labels."""
+        ys, xs = [], []
+        for axis, out in (("y", ys), ("x", xs)):
+            for label, where in A[axis]:
+                self.assertEqual(len(where), 1, f"{axis} label {label!r}: no gridline under it")
+                if axis == "y":
+                    value = ((A["py"] + A["ph"] - where[0]) / A["ph"] * A["ymax"]
+                             / self.UNITS[A["unit"]])
+                else:
+                    value = A["t0"] + (where[0] - A["px"]) / A["pw"] * (A["t1"] - A["t0"])
+                out.append((label, value))
+            values = [v for _l, v in out]
+            step = values[1] - values[0]
+            places = next(d for d in range(7) if abs(round(step * 10 ** d) - step * 10 ** d) < 1e-6)
+            for label, value in out:
+                with self.subTest(axis=axis, label=label):
+                    self.assertAlmostEqual(float(label), value, delta=1e-9 * max(1, value))
+                    self.assertLessEqual(len(label.partition(".")[2]), places)
+        return [l for l, _v in ys], [l for l, _v in xs]
+
+    def test_tick_labels(self):
+        # A peak of 12.25 MiB over 1.7 s: the y step is 2.5 MiB, the x step
+        # 0.25 s; labels 2.5 and 0.25, not 3 and 0.3.
+        d = tltest.tempdir(self)
+        hptest.hp2ps_accepts(self, fixture("steps.hp"))     # a heap profile, as GHC's
+        with open(fixture("steps.hp")) as f:
+            with open(os.path.join(d, "steps.hp"), "w") as out:
+                out.write(f.read())
+        r = report(self, ["steps.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "steps.html"))
+            A = page.evaluate(self.AXES)
+            self.assertEqual(A["unit"], "MiB")
+            ys, xs = self.check_ticks(A)
+            self.assertEqual(ys, ["0", "2.5", "5", "7.5", "10", "12.5"])
+            self.assertEqual(xs[:4], ["0", "0.25", "0.5", "0.75"])
+            # Hiding the spike rescales the y axis: the labels follow.
+            page.evaluate("Array.from(document.querySelectorAll('#legend li'))"
+                          ".find(li => li.textContent.startsWith('spike/main')).click()")
+            ys, _ = self.check_ticks(page.evaluate(self.AXES))
+            self.assertEqual(ys, ["0", "2", "4", "6", "8"])
+            # Other profiles' axes: a real run (KiB, short times), GHC's.
+            for hp in (fixture("trees-ghc-hc.hp"), fixture("trees-ghc-hb.hp")):
+                with self.subTest(hp=hp):
+                    rr = report(self, [hp, "-o", "g.html"], cwd=d)
+                    self.assertEqual(rr.returncode, 0, rr.stderr)
+                    page, url = self.open_page(b, os.path.join(d, "g.html"))
+                    self.check_ticks(page.evaluate(self.AXES))
+            self.assert_clean(page, url)
+
+    # --- the legend: the largest peak first ---
+
+    def legend(self, page):
+        return page.evaluate("Array.from(document.querySelectorAll('#legend li .name'))"
+                             ".map(e => e.textContent)")
+
+    def test_legend_order(self):
+        d = tltest.tempdir(self)
+        path = os.path.join(d, "steps.hp")
+        with open(fixture("steps.hp")) as f:
+            with open(path, "w") as out:
+                out.write(f.read())
+        samples = hptest.HpFile(path).samples
+        labels = {l for _t, s in samples for l in s}
+        peak = {l: max(s.get(l, 0) for _t, s in samples) for l in labels}
+        mean = {l: sum(s.get(l, 0) for _t, s in samples) for l in labels}
+        by_peak = sorted(labels, key=lambda l: -peak[l])
+        by_mean = sorted(labels, key=lambda l: -mean[l])
+        self.assertNotEqual(by_peak, by_mean)       # the fixture tells them apart
+        self.assertEqual(report(self, ["steps.hp"], cwd=d).returncode, 0)
+        self.assertEqual(report(self, ["steps.hp", "--top", "3", "-o", "top3.html"],
+                                cwd=d).returncode, 0)
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "steps.html"))
+            self.assertEqual(self.legend(page), by_peak)
+            # The stack: the largest mean at the bottom (as hp2ps), so a
+            # spike does not lift the bands above it.
+            self.assertEqual(page.evaluate("heapprofReport.data.bands.map(b => b.name)"),
+                             by_mean)
+            # Each entry still stands for its band.
+            page.evaluate("document.querySelector('#legend li').click()")
+            titles = page.evaluate("Array.from(document.querySelectorAll('#plot path.band "
+                                   "title')).map(t => t.textContent)")
+            self.assertEqual(sorted(titles), sorted(set(labels) - {by_peak[0]}))
+            self.assert_clean(page, url)
+            # With OTHER: the drawn bands by peak, OTHER last.
+            page, url = self.open_page(b, os.path.join(d, "top3.html"))
+            drawn = by_mean[:3]
+            self.assertEqual(self.legend(page), [l for l in by_peak if l in drawn] + ["OTHER (2)"])
+            self.assert_clean(page, url)
+
+    # --- the .prof's tables: their real column names, in every mode ---
+
+    TABLES = """Array.from(document.querySelectorAll('section.prof-table')).map(s => ({
+        title: s.querySelector('h2').firstChild.textContent.trim(),
+        kv: !!s.querySelector('table.kv'),
+        heads: Array.from(s.querySelectorAll('thead th')).map(th => th.textContent),
+        notes: Array.from(s.querySelectorAll('td.prose')).map(td => td.textContent)}))"""
+
+    def test_prof_tables_in_every_mode(self):
+        runs = [(m, ["retainers"]) for m in ("cc", "retainer", "roots", "ldv", "module", "kind")]
+        runs += [("roots", ["roots", "hsc"]), ("retainer", ["finalizers"])]
+        with cdp.Browser(self) as b:
+            for mode, argv in runs + [("cc", None)]:
+                with self.subTest(mode=mode, prog=argv):
+                    if argv:
+                        r = hptest.run(self, [hptest.prog(argv[0])] + argv[1:],
+                                       heapprof=mode + ",interval=0")
+                    else:
+                        r = hptest.run(self, [os.path.join(hptest.BUILD, "examples", "trees"),
+                                              "10"], heapprof="cc,interval=0")
+                    self.assertEqual(r.rc, 0, r.stderr)
+                    stem = os.path.basename(r.hp_path)[:-3]
+                    rr = report(self, [stem + ".hp"], cwd=r.cwd)
+                    self.assertEqual(rr.returncode, 0, rr.stderr)
+                    page, url = self.open_page(b, os.path.join(r.cwd, stem + ".html"))
+                    tables = page.evaluate(self.TABLES)
+                    for t in tables:
+                        if t["kv"]:
+                            continue
+                        self.assertGreaterEqual(len(t["heads"]), 2, t)
+                        for h in t["heads"]:
+                            self.assertNotRegex(h, r"^[-+]?\.?\d", t)
+                    titles = [t["title"] for t in tables]
+                    self.assertEqual(titles[0], "Allocation by cost-centre stack")
+                    self.assertEqual(tables[0]["heads"],
+                                     ["objects", "bytes", "requested", "survived", "live@peak",
+                                      "cost-centre stack (innermost first)"])
+                    # The census tables: the columns their title lists.
+                    prof = r.prof()
+                    listed = dict(re.findall(r"^(RETAINER CENSUSES|ROOT CENSUSES) \((.*)\)$",
+                                             prof, re.M))
+                    self.assertEqual(set(listed), {"retainer": {"RETAINER CENSUSES"},
+                                                   "roots": {"ROOT CENSUSES"}}.get(mode, set()))
+                    for name, cols in listed.items():
+                        t = tables[titles.index(name.capitalize())]
+                        self.assertEqual(t["heads"][:8], cols.split(", "))
+                        self.assertIn(t["heads"][8:], ([], ["note"]))
+                        if argv == ["finalizers"]:
+                            self.assertIn("held by gc:finalization", " ".join(t["notes"]))
+                        if argv == ["retainers"] and mode == "roots":
+                            self.assertIn("no traversal (no named root is alive)", t["notes"][0])
+                    if mode == "ldv":
+                        self.assertIn("Lag, drag, void, use", titles)
+                        self.assertTrue(tables[titles.index("Lag, drag, void, use")]["kv"])
+                        for which in ("DRAG", "VOID"):
+                            t = tables[titles.index("Top cost-centre stacks by " + which)]
+                            self.assertEqual(t["heads"], ["byte-seconds", "share",
+                                                          "cost-centre stack"])
+                    self.assert_clean(page, url)
+
+    # --- the .prof's warnings and notes, over the chart ---
+
+    CALLOUT = """(() => {
+        // The callout: its items, where it is against the chart, its style.
+        const c = document.getElementById('callout');
+        if (!c) return null;
+        const ch = document.getElementById('chart'), style = getComputedStyle(c);
+        const cr = c.getBoundingClientRect(), hr = ch.getBoundingClientRect();
+        const texts = sel => Array.from(document.querySelectorAll(sel)).map(p => p.textContent);
+        return {items: Array.from(c.querySelectorAll('p')).map(p => [p.className, p.textContent]),
+                before: !!(c.compareDocumentPosition(ch) & Node.DOCUMENT_POSITION_FOLLOWING),
+                sameCard: c.closest('section') === ch.closest('section'),
+                gap: hr.top - cr.bottom, height: cr.height,
+                shown: style.display !== 'none' && style.visibility === 'visible',
+                warnBg: Array.from(c.querySelectorAll('p.warn'))
+                             .map(p => getComputedStyle(p).backgroundColor),
+                summary: texts('#summary .note')}; })()"""
+
+    def test_warnings_next_to_the_chart(self):
+        trees = os.path.join(hptest.BUILD, "examples", "trees")
+        with cdp.Browser(self) as b:
+            for heapprof in ("cc,ccs=mak", "roots"):
+                with self.subTest(heapprof=heapprof):
+                    r = hptest.run(self, [trees, "12"], heapprof=heapprof)
+                    self.assertEqual(r.rc, 0, r.stderr)
+                    said = re.findall(r"^ {8}\((warning|note): (.*)\)$", r.prof(), re.M)
+                    self.assertIn("warning", [k for k, _t in said])
+                    rr = report(self, ["trees.hp"], cwd=r.cwd)
+                    self.assertEqual(rr.returncode, 0, rr.stderr)
+                    page, url = self.open_page(b, os.path.join(r.cwd, "trees.html"))
+                    C = page.evaluate(self.CALLOUT)
+                    self.assertIsNotNone(C, "no callout")
+                    self.assertTrue(C["shown"])
+                    self.assertGreater(C["height"], 10)
+                    self.assertTrue(C["before"])
+                    self.assertTrue(C["sameCard"])
+                    self.assertGreaterEqual(C["gap"], 0)
+                    self.assertLess(C["gap"], 40)           # right above the chart
+                    want = [["warn" if k == "warning" else "info", f"{k}: {text}"]
+                            for k, text in said]
+                    for item in want:
+                        self.assertIn(item, C["items"])
+                    self.assertEqual(set(C["warnBg"]), {"rgb(255, 244, 224)"})
+                    for k, text in said:                    # and still under the summary
+                        self.assertIn(f"{k}: {text}", C["summary"])
+                    self.assert_clean(page, url)
 
 
 if __name__ == "__main__":

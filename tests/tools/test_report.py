@@ -4,6 +4,8 @@ compiled with ghc -prof: see fixtures/README.md) and by heapprof, its
 errors on malformed files (line numbers and what was expected), its .prof
 parser, top-N + OTHER on a large generated profile, and the page it writes
 (self-contained, data as drawn)."""
+import contextlib
+import io
 import json
 import os
 import re
@@ -153,8 +155,8 @@ class Malformed(unittest.TestCase):
 
     CASES = [
         ("", 1, 'expected JOB "..." (a heap profile\'s first line); the file is empty'),
-        ("heapprof report\t\tSun\n", 1,
-         'expected JOB "..." (a heap profile\'s first line), got \'heapprof report\\t\\tSun\''),
+        ("hello world\n", 1,
+         'expected JOB "..." (a heap profile\'s first line), got \'hello world\''),
         ('JOB app\n', 1, 'expected JOB "..." (a quoted string), got \'JOB app\''),
         ('JOB "app"\nDATE "x"\nhello world\n', 3,
          'expected a header line (JOB, DATE, SAMPLE_UNIT or VALUE_UNIT "...") or '
@@ -437,6 +439,302 @@ class Prof(unittest.TestCase):
         self.assertIn('id="retainer-sets"', text)
 
 
+    def test_sections_by_their_real_header(self):
+        # RETAINER CENSUSES and ROOT CENSUSES: the columns are those their
+        # title lists (not their first row); what a row says beyond them
+        # ('; held by ...', 'no traversal (...)') is its note; the lines
+        # after the rows are the table's.
+        d = tltest.tempdir(self)
+        prof = R.parse_prof(write(d, "r.prof", prof_text("retainer") + RETAINER_SECTIONS))
+        self.assertEqual(len(prof["tables"]), 2)
+        table = prof["tables"][1]
+        self.assertEqual(table["title"], RETAINER_SECTIONS.split("\n")[6])
+        self.assertEqual(table["columns"], ["time s", "traversal ms", "collector mark ms", "ratio",
+                                            "visits", "sets", "visits per object",
+                                            "bytes attributed of live", "note"])
+        self.assertEqual(table["rows"], [
+            ["0.00"] + [""] * 7 + ["no traversal (no collection could be run): every live "
+                                   "object counted as not reached"],
+            ["0.05", "0.58", "0.08", "7.55", "11573", "6", "1.99", "188464 of 188464 bytes", ""],
+            ["0.12", "168.87", "4.85", "34.80", "3431321", "40", "8.98",
+             "9509312 of 9509312 bytes", "held by gc:finalization (marked by the collector "
+             "after the mark phase, for finalization): 128 bytes in 4 objects; not reached "
+             "from known roots: 64 bytes in 2 objects"]])
+        self.assertEqual(table["notes"], [
+            "traversal total 169.45 ms, collector mark total 4.93 ms over 2 censuses",
+            "walks: 2 depth-first from each root, 0 by strongly connected components "
+            "(walk=auto)"])
+        self.assertEqual(prof["other"], [RETAINER_SECTIONS.split("\n")[1]])    # RETAINER SETS
+        self.assertEqual(prof["notes"], [])
+        self.assertEqual(len(prof["sets"]), 2)
+        # Rows with no note: no note column.
+        no_notes = "\n".join(l.partition("; ")[0] for l in RETAINER_SECTIONS.split("\n")
+                             if not l.startswith("0.00"))
+        table = R.parse_prof(write(d, "r2.prof", prof_text("retainer") + no_notes))["tables"][1]
+        self.assertEqual(table["columns"][-1], "bytes attributed of live")
+        self.assertEqual(table["rows"][0][-1], "188464 of 188464 bytes")
+
+        prof = R.parse_prof(write(d, "o.prof", prof_text("roots") + ROOTS_SECTIONS))
+        table = prof["tables"][1]
+        self.assertEqual(table["columns"], ["time s", "traversal ms", "collector mark ms", "ratio",
+                                            "objects reached", "bins", "bytes reached",
+                                            "bytes reached by no named root", "note"])
+        self.assertEqual(table["rows"], [
+            ["0.00"] + [""] * 7 + ["no traversal (no named root is alive): every live byte "
+                                   "reached by no named root"],
+            ["0.04", "0.20", "0.03", "6.78", "10", "4", "208", "0", ""],
+            ["0.09", "0.15", "0.08", "1.82", "10", "4", "208", "320", ""]])
+        self.assertEqual(table["notes"], ["What no named root reached, by retainer set "
+                                          "(noroot=retainers): the retainer profile's sections "
+                                          "below count those bytes only."])
+        # The NAMED ROOTS lines are no table, and none is a note of the summary.
+        self.assertEqual(prof["other"], ROOTS_SECTIONS.strip().split("\n")[:4:2] +
+                         ["0.05 s  died (unreachable at a collection): eps"])
+        self.assertEqual(prof["notes"], [])
+        prof = R.parse_prof(write(d, "n.prof", prof_text("roots") + ROOTS_SECTIONS.replace(
+            "0.00 s  set: hsc, eps, fc\n0.05 s  died (unreachable at a collection): eps",
+            "(the program named no roots)")))
+        self.assertEqual(prof["notes"], [])
+        self.assertIn("(the program named no roots)", prof["other"])
+
+        # The page: the real column names head each table.
+        write(d, "r.hp", HEAD + "BEGIN_SAMPLE 0.1\n(4)g_cache\t64\nEND_SAMPLE 0.1\n")
+        write(d, "r.prof", prof_text("retainer") + RETAINER_SECTIONS)
+        r = report(self, ["r.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, text = page_data(os.path.join(d, "r.html"))
+        heads = re.findall(r'<th class="\w+" title="sort by [^"]*">([^<]*)</th>',
+                           text[text.index('id="table-1"'):text.index('id="retainer-sets"')])
+        self.assertEqual(heads, R.parse_prof(os.path.join(d, "r.prof"))["tables"][1]["columns"])
+        self.assertIn('<p class="note">walks: 2 depth-first', text)
+
+    def test_ldv_sections(self):
+        # Mode ldv's sections: counters (NAME  VALUE, notes over several
+        # lines), tables with a header line, one of them empty: (none).
+        d = tltest.tempdir(self)
+        prof = R.parse_prof(write(d, "l.prof", prof_text("ldv") + LDV_SECTIONS))
+        self.assertEqual([t["kind"] for t in prof["tables"]],
+                         ["header", "kv", "header", "header", "kv"])
+        lag, drag, void, unsure = prof["tables"][1:]
+        self.assertEqual(lag["title"], "Lag, drag, void, use (HEAPPROF=ldv, policy adaptive, "
+                                       "repeat=1)")
+        self.assertEqual(lag["rows"], [["censuses", "10"],
+                                       ["a fault in the kernel (ns, measured)", "2769"],
+                                       ["system calls seen by dispatch", ""],
+                                       ["faults on objects made since the pass, or free memory",
+                                        "0"]])
+        self.assertEqual(lag["notes"], ["precision degraded: the kernel's map-entry budget "
+                                        "(vm.max_map_count) did not allow protecting or opening "
+                                        "every page singly; see doc/limitations.md"])
+        for table in (drag, void):
+            self.assertEqual(table["columns"], ["byte-seconds", "share", "cost-centre stack"])
+        self.assertTrue(drag["title"].startswith("Top cost-centre stacks by DRAG"))
+        self.assertEqual(drag["rows"], [])
+        self.assertEqual(void["rows"], [["1773165.281", "100.0%", "make_list/build/main"],
+                                        ["90.053", "0.0%", "make_tree/worker"]])
+        self.assertEqual(unsure["rows"], [["DRAG byte-seconds", "0.000, uncertain 0.000 (0.0%)"],
+                                          ["VOID byte-seconds",
+                                           "1773255.334, uncertain 368.927 (0.0%)"]])
+        self.assertEqual(prof["other"], [])
+        self.assertEqual(prof["notes"], [])         # "(none)" is no note of the run
+        # The page: the counters as a list, the empty table says so.
+        write(d, "l.hp", HEAD + "BEGIN_SAMPLE 0.1\nVOID\t64\nEND_SAMPLE 0.1\n")
+        r = report(self, ["l.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, text = page_data(os.path.join(d, "l.html"))
+        self.assertIn('<h2>Lag, drag, void, use <span class="sub">HEAPPROF=ldv, policy adaptive, '
+                      'repeat=1</span></h2><table class="kv"><tr><th>censuses</th><td>10</td>',
+                      text)
+        self.assertIn('<h2>Top cost-centre stacks by DRAG <span class="sub">bytes x seconds held '
+                      'after last use · 0 rows', text)
+        self.assertIn('<p class="note">(none)</p>', text)
+        self.assertNotIn("Other lines of the report", text)
+
+    def test_warnings_beside_the_chart(self):
+        # The .prof's warnings and notes (under its summary): in a callout
+        # over the chart, warnings as warnings, and still in the summary.
+        d = tltest.tempdir(self)
+        write(d, "w.hp", HEAD + "BEGIN_SAMPLE 0.1\nf/main\t64\nEND_SAMPLE 0.1\n")
+        write(d, "w.prof", prof_text("cc", WARNING_NOTES))
+        r = report(self, ["w.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        prof = R.parse_prof(os.path.join(d, "w.prof"))
+        self.assertEqual(prof["notes"], [n.strip()[1:-1] for n in WARNING_NOTES.split("\n")
+                                         if n.strip()])
+        _, text = page_data(os.path.join(d, "w.html"))
+        chart = text.index('<div class="chartwrap">')
+        m = re.search(r'<div class="callout" id="callout"[^>]*>(.*?)</div>', text)
+        self.assertIsNotNone(m)
+        self.assertLess(text.index('<h2>Live heap by band over time'), m.start())
+        self.assertEqual(text[m.end():chart].strip(), "")      # right above the chart
+        self.assertEqual(re.findall(r'<p class="(\w+)">', m.group(1)),
+                         ["warn", "warn", "info", "info"])
+        self.assertIn('<p class="warn"><strong>warning:</strong> ccs=mak (-hC) matched nothing: '
+                      'no allocation had a function of that name on its stack; the closest '
+                      'names: make, main</p>', m.group(1))
+        self.assertIn('<p class="warn"><strong>warning:</strong> a name &lt;b&gt;like&lt;/b&gt; '
+                      'this &amp; that</p>', m.group(1))
+        self.assertIn('<p class="info"><strong>note:</strong> 21 stacks (97.2% of the bytes '
+                      'allocated) end in [jit]', m.group(1))
+        self.assertIn('<p class="info">the program was stopped by a signal', m.group(1))
+        summary = text[text.index('id="summary"'):]
+        self.assertIn('<p class="note">warning: ccs=mak (-hC) matched nothing', summary)
+        self.assertNotIn("<b>like</b>", text)
+        # No notes, no callout.
+        write(d, "w.prof", prof_text("cc"))
+        report(self, ["w.hp", "-o", "q.html"], cwd=d)
+        _, text = page_data(os.path.join(d, "q.html"))
+        self.assertNotIn('id="callout"', text)
+
+
+def prof_text(mode, notes=""):
+    """The head of a heapprof .prof of `mode`: the summary (with `notes`,
+    lines '        (...)') and the allocation table."""
+    return ("heapprof report\t\tSun Nov 22 04:56 2026\n\n"
+            "        ./app 3    (pid 77)\n\n"
+            f"        mode {mode}, interval 0.100 s, depth 8, label length 25, unwind fp\n\n"
+            "        run time                  1.500000 s (mutator clock)\n"
+            "        censuses                  2\n"
+            + (f"\n{notes}" if notes else "") +
+            "\n      objects          bytes      requested       survived      live@peak  "
+            "cost-centre stack (innermost first)\n"
+            "            4            128            100            128             64  f/main\n")
+
+
+# What heapprof's retainer profile (mode retainer) writes after the table.
+RETAINER_SECTIONS = (
+    "\nRETAINER SETS (every set that held live bytes at a census; sets of more than 8 "
+    "retainers are MANY)\n\n"
+    "SET 4 = {<g_cache>}\nSET 9 = {<gc:data>, <stack:main>}\n\n"
+    "RETAINER CENSUSES (time s, traversal ms, collector mark ms, ratio, visits, sets, visits "
+    "per object, bytes attributed of live)\n\n"
+    "0.00  no traversal (no collection could be run): every live object counted as not "
+    "reached\n"
+    "0.05  0.58  0.08  7.55  11573  6  1.99  188464 of 188464 bytes\n"
+    "0.12  168.87  4.85  34.80  3431321  40  8.98  9509312 of 9509312 bytes; held by "
+    "gc:finalization (marked by the collector after the mark phase, for finalization): 128 "
+    "bytes in 4 objects; not reached from known roots: 64 bytes in 2 objects\n\n"
+    "traversal total 169.45 ms, collector mark total 4.93 ms over 2 censuses\n"
+    "walks: 2 depth-first from each root, 0 by strongly connected components (walk=auto)\n")
+
+# The profile by named roots (mode roots, noroot=retainers: no retainer
+# sections here).
+ROOTS_SECTIONS = (
+    "\nNAMED ROOTS (heapprof_set_roots and friends; times are profile seconds)\n\n"
+    "0.00 s  set: hsc, eps, fc\n0.05 s  died (unreachable at a collection): eps\n\n"
+    "ROOT CENSUSES (time s, traversal ms, collector mark ms, ratio, objects reached, bins, "
+    "bytes reached, bytes reached by no named root)\n\n"
+    "0.00  no traversal (no named root is alive): every live byte reached by no named root\n"
+    "0.04  0.20  0.03  6.78  10  4  208  0\n"
+    "0.09  0.15  0.08  1.82  10  4  208  320\n\n"
+    "What no named root reached, by retainer set (noroot=retainers): the retainer profile's "
+    "sections below count those bytes only.\n")
+
+# Mode ldv's sections (a shortened list of counters).
+LDV_SECTIONS = (
+    "\nLag, drag, void, use (HEAPPROF=ldv, policy adaptive, repeat=1)\n"
+    "  censuses                  10\n"
+    "  a fault in the kernel (ns, measured) 2769\n"
+    "  system calls seen by dispatch\n"
+    "  faults on objects made since the pass, or free memory 0\n"
+    "  (precision degraded: the kernel's map-entry budget (vm.max_map_count)\n"
+    "   did not allow protecting or opening every page singly; see\n"
+    "   doc/limitations.md)\n\n"
+    "Top cost-centre stacks by DRAG (bytes x seconds held after last use):\n"
+    "  byte-seconds  share  cost-centre stack\n"
+    "  (none)\n\n"
+    "Top cost-centre stacks by VOID (bytes x seconds never used):\n"
+    "  byte-seconds  share  cost-centre stack\n"
+    "  1773165.281  100.0%  make_list/build/main\n"
+    "  90.053  0.0%  make_tree/worker\n\n"
+    "Uncertain DRAG and VOID (objects on a page left open for the rest of a period before "
+    "they were seen used -- by the policy, or for a system call's buffer: a use there may "
+    "have been missed, so part of their DRAG or VOID may be USE or LAG)\n"
+    "  DRAG byte-seconds 0.000, uncertain 0.000 (0.0%)\n"
+    "  VOID byte-seconds 1773255.334, uncertain 368.927 (0.0%)\n\n")
+
+# Warnings and notes under a .prof's summary (as heapprof writes them).
+WARNING_NOTES = (
+    "        (warning: ccs=mak (-hC) matched nothing: no allocation had a function of that "
+    "name on its stack; the closest names: make, main)\n"
+    "        (warning: a name <b>like</b> this & that)\n"
+    "        (note: 21 stacks (97.2% of the bytes allocated) end in [jit]: code no loaded "
+    "module covers)\n"
+    "        (the program was stopped by a signal: the last census counts every object not "
+    "found dead by the last collection)\n")
+
+
+class NotAHeapProfile(unittest.TestCase):
+    """A file given where the .hp is wanted that is not a heap profile (the
+    .prof beside it, the program, ...): said so, with the .hp beside it;
+    exit status 2, no page."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def rejected(self, d, name, message):
+        before = set(os.listdir(d))
+        r = report(self, [name], cwd=d)
+        self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
+        self.assertEqual(r.stderr, message + "\n")
+        self.assertEqual(set(os.listdir(d)), before)        # no page written
+
+    def test_prof_of_a_real_run(self):
+        r = hptest.run(self, [os.path.join(hptest.BUILD, "examples", "trees"), "8"],
+                       heapprof="cc,interval=0")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.rejected(r.cwd, "trees.prof", "heapprof report: trees.prof is heapprof's text "
+                      "report, not a heap profile: give the .hp file (trees.hp is beside it)")
+        self.rejected(r.cwd, "trees.alloc.csv", "heapprof report: trees.alloc.csv is heapprof's "
+                      "allocation table (CSV), not a heap profile: give the .hp file (trees.hp "
+                      "is beside it)")
+        # Through main() too; the page of the .hp is then written as ever.
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(R.main([os.path.join(r.cwd, "trees.prof")]), 2)
+        self.assertEqual(err.getvalue(), f"heapprof report: {r.cwd}/trees.prof is heapprof's "
+                         f"text report, not a heap profile: give the .hp file ({r.cwd}/trees.hp "
+                         "is beside it)\n")
+        rr = report(self, ["trees.hp"], cwd=r.cwd)
+        self.assertEqual(rr.returncode, 0, rr.stderr)
+        self.rejected(r.cwd, "trees.html", "heapprof report: trees.html is an HTML page, not a "
+                      "heap profile: give the .hp file (trees.hp is beside it)")
+
+    def test_other_files(self):
+        d = tltest.tempdir(self)
+        write(d, "app.prof", FRAMES_PROF)
+        self.rejected(d, "app.prof", "heapprof report: app.prof is heapprof's text report, not "
+                      "a heap profile: give the .hp file")
+        write(d, "app.hp", frames_hp(FRAMES_LABELS))
+        self.rejected(d, "app.prof", "heapprof report: app.prof is heapprof's text report, not "
+                      "a heap profile: give the .hp file (app.hp is beside it)")
+        # The program itself.
+        with open(tltest.tprog("tl_gc"), "rb") as f:
+            with open(os.path.join(d, "app"), "wb") as out:
+                out.write(f.read())
+        self.rejected(d, "app", "heapprof report: app is a program (an ELF executable), not a "
+                      "heap profile: give the .hp file (app.hp is beside it)")
+        # GHC's .prof; a file of text; a .prof named .hp.
+        with open(fixture("trees-ghc-hr.prof")) as f:
+            write(d, "ghc.prof", f.read())
+        self.rejected(d, "ghc.prof", "heapprof report: ghc.prof is GHC's profiling report, not "
+                      "a heap profile: give the .hp file")
+        write(d, "notes.txt", "\nhello world\n")
+        self.rejected(d, "notes.txt", "heapprof report: notes.txt is not a heap profile (its "
+                      "first line is 'hello world'; a heap profile's is JOB \"...\"): give the "
+                      ".hp file")
+        write(d, "copy.hp", FRAMES_PROF)
+        self.rejected(d, "copy.hp", "heapprof report: copy.hp is heapprof's text report, not "
+                      "a heap profile: give the .hp file")
+        # A broken .hp keeps its precise message (see Malformed).
+        write(d, "bad.hp", "hello world\n")
+        r = report(self, ["bad.hp"], cwd=d)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "bad.hp:1: expected JOB \"...\" (a heap profile's first "
+                                   "line), got 'hello world'\nheapprof report: bad.hp is not a "
+                                   "valid heap profile; no page written\n")
+
+
 # A .prof of mode cc with a STACK FRAMES section, then another section.
 FRAMES_PROF = (
     "heapprof report\t\tSun Nov 22 04:56 2026\n\n"
@@ -565,8 +863,10 @@ class StackFrames(unittest.TestCase):
         prof = R.parse_prof(write(d, "h.prof", FRAMES_PROF[:end] + "\nLag, drag, void, use "
                                   "(HEAPPROF=ldv, policy page)\n  censuses   2\n"))
         self.assertEqual(len(prof["frames"]), 7)
-        self.assertEqual(prof["other"], ["Lag, drag, void, use (HEAPPROF=ldv, policy page)",
-                                         "censuses   2"])
+        self.assertEqual(prof["other"], [])
+        self.assertEqual(prof["tables"][-1]["title"],
+                         "Lag, drag, void, use (HEAPPROF=ldv, policy page)")
+        self.assertEqual(prof["tables"][-1]["rows"], [["censuses", "2"]])
 
     def test_short_names(self):
         # What libiberty writes without parameters, then <...> (checked
