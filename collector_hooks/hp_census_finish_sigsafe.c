@@ -9,6 +9,7 @@
 #include "collector_hooks/hp_census_state.h"
 #include "collector_hooks/hp_schemes.h"
 #include "hp_writer/hp_names.h"
+#include "hp_writer/hp_pprof.h"
 #include "core/hp_breakdown.h"
 #include "core/hp_buf.h"
 #include "core/hp_capture.h"
@@ -36,12 +37,18 @@ int hp_output_finish_init(void)
 {
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
     if (hp_prof_init() != 0) return -1;
+    if (hp_pprof_init() != 0) return -1;
     return 0;
 }
+
+static uint64_t start_realtime_ns;   /* the wall clock at the date stamp */
 
 void hp_output_stamp_date(void)
 {
     hp_hp_date(hp_output_date, sizeof hp_output_date, (long long)time(NULL));
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* A record in the signal finisher's census: live, then dead at exit. */
@@ -56,6 +63,7 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     const hp_scheme *p = hp_schemes_primary();
     if (hp_census_add(r, SIZE_MAX)) {
         st->census += r->granted;
+        st->census_objects++;
         signal_live_bytes += r->granted;
         signal_live_objects++;
         uint32_t t = atomic_load(&hp_rt.period) + 1;   /* census, then death at exit */
@@ -81,13 +89,16 @@ static void signal_census(double now)
     uint32_t nstats;
     if (!hp_ccstats_all()) return;
     hp_ccs_stats *st = hp_ccstats_table(&nstats);
-    for (uint32_t c = 0; c < nstats; c++) st[c].census = 0;
+    for (uint32_t c = 0; c < nstats; c++) st[c].census = st[c].census_objects = 0;
     signal_live_bytes = signal_live_objects = 0;
     HP_SCHEMES_EACH(census_begin, atomic_load(&hp_rt.period) + 1,
                     now < hp_cf.last_census_time ? hp_cf.last_census_time : now);
     hp_shadow_peek(signal_visit, NULL);
     if (hp_census_note_peak(signal_live_bytes, signal_live_objects, now))
-        for (uint32_t c = 0; c < nstats; c++) st[c].at_peak = st[c].census;
+        for (uint32_t c = 0; c < nstats; c++) {
+            st[c].at_peak = st[c].census;
+            st[c].at_peak_objects = st[c].census_objects;
+        }
     if (!hp_schemes_primary()->write_samples) hp_output_write_sample(now);
     hp_cf.censuses++;
     hp_cf.unjudged_census = 1;
@@ -111,6 +122,7 @@ static void scheme_exit_death(hp_rec *r, hp_event ev, void *arg)
 }
 
 static int prof_ok, csv_ok;   /* the .prof and .alloc.csv were written whole */
+static int pb_ok, folded_ok;  /* PROG.pb.gz; both folded files */
 
 /* One file's fate, for the exit line when the profile is not complete. */
 static void file_fate(const char *path, int ok, int begun)
@@ -179,6 +191,20 @@ static void say_done(void)
         hp_buf_u64(&msg, hp_cf.peak_bytes);
         hp_buf_str(&msg, " bytes live); view with: hp2ps -c ");
         hp_buf_str(&msg, hp_rt.hp_path);
+        if (pb_ok) {
+            hp_buf_str(&msg, "; also ");
+            hp_buf_str(&msg, hp_rt.pb_path);
+            hp_buf_str(&msg, " (go tool pprof ");
+            hp_buf_str(&msg, hp_rt.pb_path);
+            hp_buf_chr(&msg, ')');
+        }
+        if (folded_ok) {
+            hp_buf_str(&msg, pb_ok ? ", " : "; also ");
+            hp_buf_str(&msg, hp_rt.folded_path);
+            hp_buf_str(&msg, " and ");
+            hp_buf_str(&msg, hp_rt.live_folded_path);
+            hp_buf_str(&msg, " (flame graphs)");
+        }
     } else {
         hp_buf_str(&msg, "heapprof: no complete profile written for ");
         hp_buf_str(&msg, hp_rt.program);
@@ -294,6 +320,22 @@ static void fill_csv(int fd, void *arg)
     hp_prof_write_csv(fd, hp_rt.cfg.report, stats, nstats);
 }
 
+static void fill_pprof(int fd, void *arg)
+{
+    prof_args *a = arg;
+    hp_pprof_run run = {start_realtime_ns, (uint64_t)(a->end * 1e9), hp_cf.peak_time, hp_rt.job};
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    hp_pprof_write(fd, &run, stats, nstats);
+}
+
+static void fill_folded(int fd, void *arg)
+{
+    uint32_t nstats;
+    hp_ccs_stats *stats = hp_ccstats_table(&nstats);
+    hp_folded_write(fd, stats, nstats, *(const int *)arg);
+}
+
 /* The rest of the .hp at the end: a scheme's own samples (ldv), then the
  * closing sample; errors of every write count. */
 typedef struct tail_args { const hp_scheme *p; double end; } tail_args;
@@ -341,6 +383,12 @@ void hp_census_finish(int from_signal)
         prof_args a = {from_signal, end};
         prof_ok = write_whole(hp_rt.prof_file, hp_rt.prof_path, fill_prof, &a);
         csv_ok = write_whole(hp_rt.csv_file, hp_rt.csv_path, fill_csv, NULL);
+        prof_args b = {from_signal, end};
+        pb_ok = write_whole(hp_rt.pb_file, hp_rt.pb_path, fill_pprof, &b);
+        int live = 0, alloc = 1;
+        folded_ok = write_whole(hp_rt.folded_file, hp_rt.folded_path, fill_folded, &live) &&
+                    write_whole(hp_rt.live_folded_file, hp_rt.live_folded_path,
+                                fill_folded, &alloc);
     }
     say_done();
     hp_output_release_role();

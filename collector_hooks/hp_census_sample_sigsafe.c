@@ -244,8 +244,11 @@ void hp_census_reset_stacks(int peak)
     uint32_t n;
     hp_ccs_stats *st = hp_ccstats_table(&n);
     for (uint32_t c = 0; c < n; c++) {
-        if (peak) st[c].at_peak = st[c].census;
-        st[c].census = 0;
+        if (peak) {
+            st[c].at_peak = st[c].census;
+            st[c].at_peak_objects = st[c].census_objects;
+        }
+        st[c].census = st[c].census_objects = 0;
     }
 }
 

@@ -15,6 +15,7 @@ typedef struct hp_ccs_stats {
     uint64_t survived;                   /* bytes that survived >= 1 collection */
     uint64_t census;                     /* bytes live at the census being taken */
     uint64_t at_peak;                    /* bytes live at the peak census */
+    uint64_t census_objects, at_peak_objects;   /* the same in objects */
 } hp_ccs_stats;
 
 /* The run's allocation totals (the .prof summary). */

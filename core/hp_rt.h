@@ -30,6 +30,11 @@ typedef struct hp_runtime {
     char hp_file[2 * HP_OUT_MAX + 128];   /* the same from the start-up directory: */
     char prof_file[2 * HP_OUT_MAX + 128]; /* what is opened (a program that changes */
     char csv_file[2 * HP_OUT_MAX + 128];  /* directory keeps its profile where it began) */
+    /* PROG.pb.gz (pprof), PROG.folded and PROG.live.folded (flame graphs):
+     * as named, and from the start-up directory. */
+    char pb_path[HP_OUT_MAX + 64], pb_file[2 * HP_OUT_MAX + 128];
+    char folded_path[HP_OUT_MAX + 64], folded_file[2 * HP_OUT_MAX + 128];
+    char live_folded_path[HP_OUT_MAX + 64], live_folded_file[2 * HP_OUT_MAX + 128];
 } hp_runtime;
 
 extern hp_runtime hp_rt;

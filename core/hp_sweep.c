@@ -91,7 +91,10 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             r->flags |= HP_REC_TALLIED;
         }
         if (census && (simple || !obs || !obs->census || obs->census(obs->ctx, r, i))) {
-            if (st) st->census += r->granted;
+            if (st) {
+                st->census += r->granted;
+                st->census_objects++;
+            }
             live_bytes += r->granted;
             live_objects++;
             if (obs && obs->counted) obs->counted(r, t);

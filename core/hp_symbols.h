@@ -56,6 +56,16 @@ uint64_t hp_symbols_synthesized(void);
 /* The module index of the program (the executable), its file's base name
  * in *name; -1 when unknown. */
 int hp_symbols_program_module(const char **name);
+/* A loaded module, for profiles that list them (pprof's mappings): its
+ * file, where it is mapped, its load bias and its GNU build id (hex, ""
+ * when none; read from the file on first use). 0, or -1 when there is no
+ * module i. Takes no lock (the owner's, or the finisher's, serialised). */
+typedef struct hp_module_info {
+    const char *path, *base, *build_id;
+    uintptr_t lo, hi, bias;
+} hp_module_info;
+int hp_symbols_module_info(int i, hp_module_info *out);
+int hp_symbols_module_count(void);
 /* Around fork(). */
 void hp_symbols_prefork(void);
 void hp_symbols_postfork(void);

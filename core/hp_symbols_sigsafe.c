@@ -42,6 +42,8 @@ typedef struct hp_module {
     hp_fde_span *fdes;           /* every function's span, for code no symbol covers */
     uint32_t nfdes;
     const char **fde_names;      /* "module+0xVADDR" per span, made on first use */
+    int build_id_read;
+    const char *build_id;        /* hex, or NULL */
 } hp_module;
 
 static hp_arena sym_arena, data_arena;
@@ -194,10 +196,9 @@ static const ElfW(Shdr) *section(const unsigned char *img, unsigned type)
     return NULL;
 }
 
-/* The separate debug file of a stripped module, by its GNU build id:
- * /usr/lib/debug/.build-id/ab/cdef....debug (Debian's -dbgsym packages). */
-static const unsigned char *map_debug_file(const unsigned char *img, size_t len,
-                                           size_t *dlen)
+/* The GNU build id of an ELF image: its bytes, their count in *n; NULL
+ * when it has none. */
+static const unsigned char *build_id_of(const unsigned char *img, size_t len, unsigned *n)
 {
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
     const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
@@ -211,23 +212,68 @@ static const unsigned char *map_debug_file(const unsigned char *img, size_t len,
             if (desc + nh->n_descsz > end) break;
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
                 memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 2 && nh->n_descsz <= 64) {
-                static const char hex[] = "0123456789abcdef";
-                char path[256] = "/usr/lib/debug/.build-id/";
-                size_t k = strlen(path);
-                path[k++] = hex[desc[0] >> 4];
-                path[k++] = hex[desc[0] & 15];
-                path[k++] = '/';
-                for (unsigned j = 1; j < nh->n_descsz; j++) {
-                    path[k++] = hex[desc[j] >> 4];
-                    path[k++] = hex[desc[j] & 15];
-                }
-                memcpy(path + k, ".debug", 7);
-                return map_elf(path, dlen);
+                *n = nh->n_descsz;
+                return desc;
             }
             p = desc + ((nh->n_descsz + 3) & ~3u);
         }
     }
     return NULL;
+}
+
+int hp_symbols_module_info(int i, hp_module_info *out)
+{
+    int n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+    if (i < 0 || i >= n) return -1;
+    hp_module *m = &modules[i];
+    out->path = m->path[0] ? m->path : exe_path;
+    out->base = m->base;
+    out->lo = m->lo;
+    out->hi = m->hi;
+    out->bias = m->bias;
+    if (!m->build_id_read) {
+        m->build_id_read = 1;
+        size_t len;
+        const unsigned char *img = map_elf(out->path, &len);
+        unsigned nb = 0;
+        const unsigned char *id = img ? build_id_of(img, len, &nb) : NULL;
+        char *hex = id ? hp_arena_alloc(&data_arena, 2 * nb + 1) : NULL;
+        if (hex) {
+            for (unsigned k = 0; k < nb; k++) {
+                hex[2 * k] = "0123456789abcdef"[id[k] >> 4];
+                hex[2 * k + 1] = "0123456789abcdef"[id[k] & 15];
+            }
+            hex[2 * nb] = 0;
+            m->build_id = hex;
+        }
+        if (img) hp_sys_munmap((void *)img, len);
+    }
+    out->build_id = m->build_id ? m->build_id : "";
+    return 0;
+}
+
+int hp_symbols_module_count(void) { return __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE); }
+
+/* The separate debug file of a stripped module, by its GNU build id:
+ * /usr/lib/debug/.build-id/ab/cdef....debug (Debian's -dbgsym packages). */
+static const unsigned char *map_debug_file(const unsigned char *img, size_t len,
+                                           size_t *dlen)
+{
+    unsigned n;
+    const unsigned char *id = build_id_of(img, len, &n);
+    if (!id) return NULL;
+    static const char hex[] = "0123456789abcdef";
+    char path[256] = "/usr/lib/debug/.build-id/";
+    size_t k = strlen(path);
+    path[k++] = hex[id[0] >> 4];
+    path[k++] = hex[id[0] & 15];
+    path[k++] = '/';
+    for (unsigned j = 1; j < n; j++) {
+        path[k++] = hex[id[j] >> 4];
+        path[k++] = hex[id[j] & 15];
+    }
+    memcpy(path + k, ".debug", 7);
+    return map_elf(path, dlen);
 }
 
 /* Read module m's symbols of one family (functions, or data objects) into

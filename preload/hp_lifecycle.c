@@ -106,6 +106,17 @@ static void set_paths(pid_t child_pid)
     snprintf(hp_rt.hp_file, sizeof hp_rt.hp_file, "%s%s%s", dir, sep, hp_rt.hp_path);
     snprintf(hp_rt.prof_file, sizeof hp_rt.prof_file, "%s%s%s", dir, sep, hp_rt.prof_path);
     snprintf(hp_rt.csv_file, sizeof hp_rt.csv_file, "%s%s%s", dir, sep, hp_rt.csv_path);
+    int stem = (int)(strlen(hp_rt.hp_path) - 3);
+    snprintf(hp_rt.pb_path, sizeof hp_rt.pb_path, "%.*s.pb.gz", stem, hp_rt.hp_path);
+    snprintf(hp_rt.folded_path, sizeof hp_rt.folded_path, "%.*s.folded", stem,
+             hp_rt.hp_path);
+    snprintf(hp_rt.live_folded_path, sizeof hp_rt.live_folded_path, "%.*s.live.folded",
+             stem, hp_rt.hp_path);
+    snprintf(hp_rt.pb_file, sizeof hp_rt.pb_file, "%s%s%s", dir, sep, hp_rt.pb_path);
+    snprintf(hp_rt.folded_file, sizeof hp_rt.folded_file, "%s%s%s", dir, sep,
+             hp_rt.folded_path);
+    snprintf(hp_rt.live_folded_file, sizeof hp_rt.live_folded_file, "%s%s%s", dir, sep,
+             hp_rt.live_folded_path);
 }
 
 /* Was this process started by a process heapprof profiles (it inherited
@@ -145,8 +156,9 @@ static int started_by_profiled_process(void)
  * the profile at the end. Returns 0, or -1 with the reason in msg. */
 static int check_output(char *msg, size_t cap)
 {
-    const char *files[3] = {hp_rt.hp_path, hp_rt.prof_path, hp_rt.csv_path};
-    for (int i = 0; i < 3; i++) {
+    const char *files[6] = {hp_rt.hp_path, hp_rt.prof_path, hp_rt.csv_path,
+                            hp_rt.pb_path, hp_rt.folded_path, hp_rt.live_folded_path};
+    for (int i = 0; i < 6; i++) {
         if (hp_sys_access(files[i], F_OK) == 0 && hp_sys_access(files[i], W_OK) != 0) {
             snprintf(msg, cap,
                      "heapprof: cannot write %s: %s; remove it, or choose another place "

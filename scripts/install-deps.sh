@@ -22,8 +22,10 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # Only for --test: tests/tools/test_browser.py drives headless Chromium;
 # tests/external/test_runtimes.py runs Guile and ECL (language runtimes
 # built on libgc) under heapprof; tests/external/test_crystal.py builds a
-# Crystal program with Debian's compiler (which uses libgc) under ldv.
-TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal)
+# Crystal program with Debian's compiler (which uses libgc) under ldv;
+# tests/integration/test_pprof.py reads the pprof export with `go tool
+# pprof` (golang-go).
+TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go)
 # Only for --all: more real programs on libgc for the slow suite
 # (tests/external/test_programs.py: retainer coverage on each).
 ALL_PACKAGES=(inkscape nix-bin poke)

@@ -17,7 +17,9 @@ import hptest
 BEHAVIOUR = os.environ.get("HEAPPROF_BEHAVIOUR", "")
 
 WROTE_RE = re.compile(r"^heapprof: wrote (\S+)\.hp, (\S+)\.prof and \S+\.alloc\.csv \((\d+) censuses, "
-                      r"peak (\d+) bytes live\); view with: hp2ps -c (\S+)\.hp$")
+                      r"peak (\d+) bytes live\); view with: hp2ps -c (\S+)\.hp; also "
+                      r"\5\.pb\.gz \(go tool pprof \5\.pb\.gz\), \5\.folded and "
+                      r"\5\.live\.folded \(flame graphs\)$")
 
 
 def check_env(testcase):

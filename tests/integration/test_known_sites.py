@@ -47,7 +47,8 @@ class KnownSites(hptest.ProfileTest):
             r.stderr.strip().splitlines()[-1],
             f"heapprof: wrote known_sites.hp, known_sites.prof and known_sites.alloc.csv "
             f"({censuses} censuses, "
-            f"peak {F_BYTES + G_BYTES} bytes live); view with: hp2ps -c known_sites.hp")
+            f"peak {F_BYTES + G_BYTES} bytes live); view with: hp2ps -c known_sites.hp"
+            f"; also known_sites.pb.gz (go tool pprof known_sites.pb.gz), known_sites.folded and known_sites.live.folded (flame graphs)")
         return [s for _, s in hp.nonempty()], rows
 
     def test_default_unwinder(self):

@@ -239,7 +239,8 @@ class Ages(CsvMatch, hptest.ProfileTest):
         self.assertEqual(
             r.stderr.strip().splitlines()[-1],
             "heapprof: wrote report_ages.hp, report_ages.prof and report_ages.alloc.csv "
-            "(7 censuses, peak 12640 bytes live); view with: hp2ps -c report_ages.hp")
+            "(7 censuses, peak 12640 bytes live); view with: hp2ps -c report_ages.hp"
+            "; also report_ages.pb.gz (go tool pprof report_ages.pb.gz), report_ages.folded and report_ages.live.folded (flame graphs)")
 
     def test_survived_buckets_fp_unwinder(self):
         _, _, prof = self.ages_run("interval=0,report=gen,unwind=fp")

@@ -83,7 +83,8 @@ class Modes(hptest.ProfileTest):
             r.stderr.strip().splitlines()[-1],
             "heapprof: wrote report_modhost.hp, report_modhost.prof and "
             "report_modhost.alloc.csv (3 censuses, peak 6512 bytes live); "
-            "view with: hp2ps -c report_modhost.hp")
+            "view with: hp2ps -c report_modhost.hp"
+            "; also report_modhost.pb.gz (go tool pprof report_modhost.pb.gz), report_modhost.folded and report_modhost.live.folded (flame graphs)")
 
     def test_cc_mode_reference(self):
         _, hp, prof = self.modhost("interval=0")
