@@ -179,12 +179,15 @@ static void say_done(void)
         hp_buf_str(&msg, " (it does not use libgc, or links it statically); "
                          "no profile written");
     } else if (hp_ok && prof_ok && csv_ok) {
+        int want_csv = hp_rt.cfg.outputs & HP_OUTPUT_CSV;
         hp_buf_str(&msg, "heapprof: wrote ");
         hp_buf_str(&msg, hp_rt.hp_path);
-        hp_buf_str(&msg, ", ");
+        hp_buf_str(&msg, want_csv ? ", " : " and ");
         hp_buf_str(&msg, hp_rt.prof_path);
-        hp_buf_str(&msg, " and ");
-        hp_buf_str(&msg, hp_rt.csv_path);
+        if (want_csv) {
+            hp_buf_str(&msg, " and ");
+            hp_buf_str(&msg, hp_rt.csv_path);
+        }
         hp_buf_str(&msg, " (");
         hp_buf_u64(&msg, hp_cf.censuses);
         hp_buf_str(&msg, " censuses, peak ");
@@ -213,8 +216,10 @@ static void say_done(void)
                                             hp_cf.censuses > 0);
         hp_buf_str(&msg, ", ");
         file_fate(hp_rt.prof_path, prof_ok, 0);
-        hp_buf_str(&msg, ", ");
-        file_fate(hp_rt.csv_path, csv_ok, 0);
+        if (hp_rt.cfg.outputs & HP_OUTPUT_CSV) {
+            hp_buf_str(&msg, ", ");
+            file_fate(hp_rt.csv_path, csv_ok, 0);
+        }
         hp_buf_str(&msg, " (the reasons are above)");
         if (!hp_ok && hp_checkpoint_census()) {
             hp_buf_str(&msg, "; ");
@@ -382,13 +387,18 @@ void hp_census_finish(int from_signal)
         /* The report is worth having even when the .hp failed. */
         prof_args a = {from_signal, end};
         prof_ok = write_whole(hp_rt.prof_file, hp_rt.prof_path, fill_prof, &a);
-        csv_ok = write_whole(hp_rt.csv_file, hp_rt.csv_path, fill_csv, NULL);
+        int out = hp_rt.cfg.outputs;
+        /* (A file not asked for counts as written: nothing is missing.) */
+        csv_ok = !(out & HP_OUTPUT_CSV) ||
+                 write_whole(hp_rt.csv_file, hp_rt.csv_path, fill_csv, NULL);
         prof_args b = {from_signal, end};
-        pb_ok = write_whole(hp_rt.pb_file, hp_rt.pb_path, fill_pprof, &b);
-        int live = 0, alloc = 1;
-        folded_ok = write_whole(hp_rt.folded_file, hp_rt.folded_path, fill_folded, &live) &&
+        pb_ok = (out & HP_OUTPUT_PPROF) &&
+                write_whole(hp_rt.pb_file, hp_rt.pb_path, fill_pprof, &b);
+        int alloc = 0, live = 1;
+        folded_ok = (out & HP_OUTPUT_FOLDED) &&
+                    write_whole(hp_rt.folded_file, hp_rt.folded_path, fill_folded, &alloc) &&
                     write_whole(hp_rt.live_folded_file, hp_rt.live_folded_path,
-                                fill_folded, &alloc);
+                                fill_folded, &live);
     }
     say_done();
     hp_output_release_role();

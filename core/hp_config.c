@@ -10,7 +10,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
 #define VALID_MODES "cc, module, kind, retainer, ldv, roots"
 #define VALID_KEYS "interval=SECONDS, depth=N, length=N, unwind=libunwind|fp|libunwind-raw, " \
     "frames=function|call, " \
-    "out=PATH, " \
+    "out=PATH, outputs=all|none|csv+pprof+folded, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, " \
@@ -30,6 +30,7 @@ void hp_config_defaults(hp_config *c)
     c->ldv_repeat = 1;
     c->ldv_syscalls = 1;
     c->checkpoint = 1;
+    c->outputs = HP_OUTPUT_ALL;
 }
 
 const char *hp_config_help(void)
@@ -63,6 +64,10 @@ const char *hp_config_help(void)
 "              (default: the function, so call sites in one function are one\n"
 "              frame) or call (each call site apart, named function+0xOFFSET,\n"
 "              its file:line in the .prof's STACK FRAMES; GHC -fprof-auto-calls)\n"
+"  outputs=O   files besides PATH.hp and PATH.prof: all (default: the\n"
+"              .alloc.csv, the pprof profile .pb.gz and the folded stacks\n"
+"              .folded and .live.folded), none, or some of csv, pprof, folded\n"
+"              joined by '+'\n"
 "  out=PATH    where to write: PATH.hp, PATH.prof, PATH.alloc.csv (a trailing\n"
 "              .hp is dropped); default <program>.hp in the working directory\n"
 "  report=R    allocation report breakdowns in .prof and .alloc.csv: off\n"
@@ -232,6 +237,25 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': frames is function or call", s, n);
+            } else if (key_is(s, klen, "outputs")) {
+                /* all, none, or '+'-separated: csv, pprof, folded. */
+                int bits = 0;
+                if (key_is(v, vlen, "all")) bits = HP_OUTPUT_ALL;
+                else if (!key_is(v, vlen, "none")) {
+                    for (size_t at = 0; at < vlen;) {
+                        size_t k = at;
+                        while (k < vlen && v[k] != '+') k++;
+                        if (key_is(v + at, k - at, "csv")) bits |= HP_OUTPUT_CSV;
+                        else if (key_is(v + at, k - at, "pprof")) bits |= HP_OUTPUT_PPROF;
+                        else if (key_is(v + at, k - at, "folded")) bits |= HP_OUTPUT_FOLDED;
+                        else return set_err(err, errlen,
+                            "bad value in HEAPPROF option '%s': outputs is all, none, or "
+                            "files joined by '+' among csv, pprof and folded (PROG.hp and "
+                            "PROG.prof are always written)", s, n);
+                        at = k + 1;
+                    }
+                }
+                c->outputs = bits;
             } else if (key_is(s, klen, "report")) {
                 if (key_is(v, vlen, "off")) c->report = 0;
                 else if (key_is(v, vlen, "gen")) c->report = HP_REPORT_GEN;

@@ -35,6 +35,7 @@ typedef struct hp_config {
     char out[HP_OUT_MAX]; /* output path stem or .hp path; "" = <program>.hp */
     int help;             /* HEAPPROF=help */
     int report;           /* HP_REPORT_* bits */
+    int outputs;          /* HP_OUTPUT_* bits: the files written besides .hp and .prof */
     int ldv_policy;       /* HP_LDV_*: re-arming policy of mode ldv */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
@@ -63,6 +64,9 @@ enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };
  * chosen per census from the last one, depth-first from each root, or by
  * strongly connected components. */
 enum { HP_WALK_AUTO = 0, HP_WALK_DEPTH = 1, HP_WALK_SCC = 2 };
+
+/* outputs=: the files written besides PROG.hp and PROG.prof. */
+enum { HP_OUTPUT_CSV = 1, HP_OUTPUT_PPROF = 2, HP_OUTPUT_FOLDED = 4, HP_OUTPUT_ALL = 7 };
 
 /* Without an explicit interval=, this many censuses are taken at every
  * collection before the interval applies. */

@@ -147,5 +147,29 @@ class Pprof(hptest.ProfileTest):
         self.assertEqual(sums["names_lines.live.folded"], peak)
 
 
+    def test_outputs_chosen(self):
+        """outputs=: the files besides .hp and .prof, and the wrote line."""
+        cases = {
+            "all": ["names_lines.alloc.csv", "names_lines.folded", "names_lines.hp",
+                    "names_lines.live.folded", "names_lines.pb.gz", "names_lines.prof"],
+            "none": ["names_lines.hp", "names_lines.prof"],
+            "pprof": ["names_lines.hp", "names_lines.pb.gz", "names_lines.prof"],
+            "csv+folded": ["names_lines.alloc.csv", "names_lines.folded", "names_lines.hp",
+                           "names_lines.live.folded", "names_lines.prof"],
+        }
+        for outputs, files in cases.items():
+            with self.subTest(outputs=outputs):
+                r, hp, prof = self.profile("names_lines", heapprof="cc,outputs=" + outputs)
+                self.assertEqual(sorted(os.listdir(r.cwd)), files)
+                wrote = [l for l in r.stderr.splitlines() if l.startswith("heapprof: wrote")][0]
+                self.assertEqual("alloc.csv" in wrote, "names_lines.alloc.csv" in files, wrote)
+                self.assertEqual(".pb.gz" in wrote, "names_lines.pb.gz" in files, wrote)
+                self.assertEqual(".folded" in wrote, "names_lines.folded" in files, wrote)
+        r = self.run_prog("names_lines", heapprof="cc,outputs=svg")
+        self.assertEqual(r.rc, 2)
+        self.assertIn("outputs is all, none, or files joined by '+' among csv, pprof and folded",
+                      r.stderr)
+
+
 if __name__ == "__main__":
     hptest.main()
