@@ -14,6 +14,11 @@ A band's label is a cost-centre stack cut short (25 bytes by default), so
 with heapprof's .prof the page also names the full, demangled stack(s)
 behind each label, frame by frame with source lines (the .prof's STACK
 FRAMES): in the legend's and the chart's tooltips and in the bands table.
+
+With heapprof's .prof the page also has a flame graph (an icicle) of its
+allocation table, of the bytes allocated or live at the peak: click a
+frame to zoom, point at one for its full name and bytes (flame_tree,
+flame_data; drawn by the page's script).
 """
 import argparse
 import html
@@ -22,6 +27,7 @@ import math
 import os
 import re
 import sys
+import zlib
 
 PROG = "heapprof report"
 
@@ -705,16 +711,29 @@ def _collapse(names):
     return st[::-1]
 
 
+def _operator_slash(name, k):
+    """Whether the '/' at name[k] is part of C++'s operator/ or operator/=
+    (in 'ns::operator/(A, A)/main', the short 'ns::operator//main',
+    'f<&operator/>(int)'): right after the word 'operator', and followed by
+    the end or one of '(/=>, ' (a C function named 'operator' is followed
+    by the next frame's name)."""
+    if not name.endswith("operator", 0, k):
+        return False
+    before = name[k - 9] if k >= 9 else ""
+    return not (before.isalnum() or before == "_") and \
+        (k + 1 == len(name) or name[k + 1] in "(/=>, ")
+
+
 def split_stack(name):
     """The frames of a stack name ('f(int, char*)/main'), split at the
-    slashes outside brackets."""
+    slashes outside brackets (C++'s operator/ kept whole)."""
     out, depth, start = [], 0, 0
     for k, c in enumerate(name):
         if c in "([{":
             depth += 1
         elif c in ")]}" and depth > 0:
             depth -= 1
-        elif c == "/" and depth == 0:
+        elif c == "/" and depth == 0 and not _operator_slash(name, k):
             out.append(name[start:k])
             start = k + 1
     out.append(name[start:])
@@ -817,6 +836,170 @@ def stack_tip(names, frames_of):
 
 
 # ---------------------------------------------------------------------------
+# The flame graph: the .prof's allocation table as a call tree
+#
+# Each row of the table (a cost-centre stack, innermost frame first) is a
+# path from the root, its outermost frame first: its bytes (and its bytes
+# live at the peak) are the self values of the path's last node, and a
+# node's value is the sum over the stacks through it. Frames are merged by
+# function name (as flame graphs do), so a node is a function called along
+# one path of callers.
+
+FLAME_ROOT = "all stacks"
+# A function with no symbol: MODULE+0xADDRESS, [jit] code, UNKNOWN.
+NO_SYMBOL_RE = re.compile(r"^(?:\S+\+0x[0-9a-fA-F]+|\[jit\]|-|UNKNOWN)$")
+FLAME_SOURCES = 3       # source lines named per node, then how many more
+
+
+def alloc_table(prof):
+    """The .prof's allocation table (columns objects, bytes, requested,
+    survived, live@peak, cost-centre stack): the first table with a header
+    line whose columns include bytes and live@peak and whose last is the
+    cost-centre stack; None when there is none (not heapprof's .prof)."""
+    if not prof or not prof.get("heapprof"):
+        return None
+    for t in prof["tables"]:
+        cols = t["columns"]
+        if t.get("kind") == "header" and cols and cols[-1].startswith("cost-centre stack") \
+                and "bytes" in cols and "live@peak" in cols:
+            return t
+    return None
+
+
+def stack_frames(name, frames_of):
+    """[(function, where, source or None)] of the stack `name`, innermost
+    frame first: the .prof's STACK FRAMES when it lists the stack (a
+    function's own '/' is no frame boundary there), else split from the
+    name (split_stack). A stack with no frame (UNKNOWN) is one frame of
+    its name."""
+    frames = frames_of.get(name)
+    if frames is None:
+        frames = [(f, "", None) for f in split_stack(name)]
+    return frames or [(name, "", None)]
+
+
+def _flame_node(name):
+    return {"name": name, "bytes": 0, "live": 0, "self_bytes": 0, "self_live": 0,
+            "stacks": 0, "sources": [], "explicit": False, "children": {}}
+
+
+def flame_tree(prof):
+    """The call tree of the .prof's allocation table, or None when it has
+    none (or only empty rows). A node is a dict: name (the function's full,
+    demangled name as the .prof gives it; the root's is FLAME_ROOT), bytes
+    and live (allocated bytes and bytes live at the peak, of every stack
+    through the node), self_bytes and self_live (of the stacks that end
+    there: allocated by the function itself), stacks (how many stacks go
+    through it), sources (its distinct source lines, in the table's order),
+    explicit (an explicit cost centre: named by the program) and children
+    ({function: node}, in the table's order). The root's values are the
+    sums of the table's rows (the 'total profiled' row's)."""
+    table = alloc_table(prof)
+    if table is None:
+        return None
+    cols = table["columns"]
+    ib, il = cols.index("bytes"), cols.index("live@peak")
+    root = _flame_node(FLAME_ROOT)
+    frames_of = prof.get("frames", {})
+    rows = 0
+    for r in table["rows"]:
+        name = r[-1]
+        if name == "total profiled":
+            continue
+        try:
+            b, live = int(r[ib]), int(r[il])
+        except ValueError:
+            continue
+        rows += 1
+        node = root
+        path = [root]
+        for function, where, source in reversed(stack_frames(name, frames_of)):
+            child = node["children"].get(function)
+            if child is None:
+                child = node["children"][function] = _flame_node(function)
+            if where == "explicit":
+                child["explicit"] = True
+            if source and source not in child["sources"]:
+                child["sources"].append(source)
+            node = child
+            path.append(node)
+        node["self_bytes"] += b
+        node["self_live"] += live
+        for n in path:
+            n["bytes"] += b
+            n["live"] += live
+            n["stacks"] += 1
+    return root if rows else None
+
+
+def flame_colour(name):
+    """The colour of a function's nodes: from the CRC-32 of its name, so a
+    function has the same colour wherever it is called and in every page;
+    warm hues (red to yellow, as flamegraph.pl's); functions with no symbol
+    (MODULE+0xADDRESS, [jit]) grey."""
+    h = zlib.crc32(name.encode("utf-8"))
+    if NO_SYMBOL_RE.match(name):
+        return "hsl(220, 9%%, %d%%)" % (72 + h % 12)
+    return "hsl(%d, %d%%, %d%%)" % (h % 56, 62 + (h >> 8) % 24, 60 + (h >> 16) % 14)
+
+
+def flame_label(name, explicit=False):
+    """The label drawn on a node: the short form of a C++ function's name
+    ('ns::f(int) const' is 'ns::f', 'void ns::g<int>(int)' is
+    'ns::g<...>'), as in the .hp labels; other names (C functions,
+    MODULE+0xADDRESS, an explicit cost centre's) as they are."""
+    if explicit or not ("(" in name or "<" in name):
+        return name
+    return short_function(name) or name
+
+
+def flame_data(tree):
+    """The flame graph as the page's data, or None for no tree:
+    {"funcs": [[full name, label, colour]] (one per function),
+     "srcs": [source lines text],
+     "nodes": [[parent, func, bytes, live, src, stacks]] in preorder, the
+     root first (parent and func -1), children largest (allocated bytes)
+     first, then by name; src an index into srcs or -1,
+     "stacks": rows of the table}."""
+    if tree is None:
+        return None
+    funcs, func_index, srcs, src_index, nodes = [], {}, [], {}, []
+    explicit = set()
+
+    def visit(n):
+        if n["explicit"]:
+            explicit.add(n["name"])
+        for c in n["children"].values():
+            visit(c)
+    visit(tree)
+    todo = [(tree, -1)]
+    while todo:
+        n, parent = todo.pop()
+        f = -1
+        if parent >= 0:
+            f = func_index.get(n["name"])
+            if f is None:
+                f = func_index[n["name"]] = len(funcs)
+                funcs.append([n["name"], flame_label(n["name"], n["name"] in explicit),
+                              flame_colour(n["name"])])
+        src = -1
+        if n["sources"]:
+            text = ", ".join(n["sources"][:FLAME_SOURCES])
+            if len(n["sources"]) > FLAME_SOURCES:
+                text += f" and {len(n['sources']) - FLAME_SOURCES} more"
+            src = src_index.get(text)
+            if src is None:
+                src = src_index[text] = len(srcs)
+                srcs.append(text)
+        me = len(nodes)
+        nodes.append([parent, f, n["bytes"], n["live"], src, n["stacks"]])
+        kids = sorted(n["children"].values(), key=lambda c: (-c["bytes"], c["name"]))
+        for c in reversed(kids):
+            todo.append((c, me))
+    return {"funcs": funcs, "srcs": srcs, "nodes": nodes, "stacks": tree["stacks"]}
+
+
+# ---------------------------------------------------------------------------
 # The page's data
 
 def build_data(hp, prof, top, source_name, prof_name):
@@ -892,6 +1075,7 @@ def build_data(hp, prof, top, source_name, prof_name):
                  "bytes": sample_totals[peak_i] if nsamp else 0},
         "nLabels": nlab, "nSamples": nsamp, "allBands": all_bands,
         "warnings": hp.warnings,
+        "flame": flame_data(flame_tree(prof)),
     }
 
 
@@ -1114,6 +1298,29 @@ def prof_callout(prof, prof_name):
             f'of {esc(prof_name)}">{"".join(items)}</div>')
 
 
+def flame_section(data):
+    """HTML of the flame graph's card (drawn by the page's script from
+    data["flame"]); '' when there is no allocation table."""
+    F = data.get("flame")
+    if not F:
+        return ""
+    n = F["stacks"]
+    return ('<section class="card" id="flame"><h2>Flame graph <span class="sub">'
+            f'the .prof\'s allocation table as a call tree ({n:,} stack{"" if n == 1 else "s"}), '
+            'outermost frame at the top; a frame\'s width is its bytes; click a frame to zoom, '
+            'point at one for its bytes</span></h2>'
+            '<div class="flame-tools"><span class="seg" role="group" aria-label="weighting">'
+            '<button type="button" id="flame-bytes" class="on" aria-pressed="true" title="bytes '
+            'allocated over the run (the table\'s bytes column)">allocated bytes</button>'
+            '<button type="button" id="flame-live" aria-pressed="false" title="bytes live at '
+            'the peak census (the table\'s live@peak column)">live at peak</button></span>'
+            '<button type="button" id="flame-reset" disabled title="show every stack">'
+            'reset zoom</button></div><div id="flame-status" class="muted"></div>'
+            '<div id="flame-graph" role="img" aria-label="flame graph (icicle) of the '
+            'allocation table"><noscript><p class="empty">The flame graph needs JavaScript.'
+            '</p></noscript><div id="flame-tip"></div></div></section>')
+
+
 def render_page(data, prof):
     unit = data["valueUnit"]
     peak = data["peak"]
@@ -1171,6 +1378,7 @@ def render_page(data, prof):
                        ("@WARNINGS@", warnings + ldv_note),
                        ("@CALLOUT@", callout),
                        ("@BANDS_TABLE@", bands_table),
+                       ("@FLAME@", flame_section(data)),
                        ("@NBANDS@", str(data["nLabels"])),
                        ("@PROF@", prof_html),
                        ("@DATA@", json_for_script(data))):
@@ -1277,6 +1485,31 @@ table.kv td { padding: 3px 0; font-variant-numeric: tabular-nums; }
 .callout p.warn strong { color: #b34700; }
 .callout p.info { background: #eef3fb; border: 1px solid #cdd9ee; border-left: 4px solid #3b5bdb; }
 pre { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; margin: 0; }
+.flame-tools { display: flex; gap: 10px; align-items: center; margin-bottom: 8px; font-size: 12px; flex-wrap: wrap; }
+.flame-tools button { font: inherit; border: 1px solid var(--line); background: #f8f9fb; padding: 2px 10px; cursor: pointer; color: var(--ink); border-radius: 5px; }
+.flame-tools button:hover:not(:disabled) { border-color: var(--accent); }
+.flame-tools button:disabled { color: #a3a9b6; cursor: default; }
+.flame-tools .seg { display: inline-flex; }
+.flame-tools .seg button { border-radius: 0; }
+.flame-tools .seg button:first-child { border-radius: 5px 0 0 5px; }
+.flame-tools .seg button:last-child { border-radius: 0 5px 5px 0; border-left: 0; }
+.flame-tools .seg button.on { background: var(--accent); border-color: var(--accent); color: #fff; }
+.muted { color: var(--muted); }
+#flame-status { font-size: 12px; margin: 0 0 6px; min-height: 18px; }
+#flame-graph { position: relative; user-select: none; min-height: 20px; }
+#flame-graph .fnode { position: absolute; height: 19px; border-right: 1px solid #fff; overflow: hidden;
+                      white-space: nowrap; text-overflow: ellipsis; font: 11.5px/19px var(--mono); color: #1d2330;
+                      padding: 0 4px; cursor: pointer; }
+#flame-graph .fnode:hover { outline: 1.5px solid #1d2330; outline-offset: -1.5px; z-index: 1; }
+#flame-graph .fnode.root { background: #dfe3ea !important; }
+#flame-graph .fnode.anc { opacity: .55; }
+#flame-graph .fnode.zoomed { font-weight: 600; }
+#flame-tip { position: absolute; pointer-events: none; background: rgba(29,35,48,.94); color: #fff; border-radius: 6px;
+             padding: 7px 10px; font-size: 12px; line-height: 1.45; box-shadow: 0 4px 14px rgba(0,0,0,.2);
+             max-width: 560px; display: none; z-index: 5; }
+#flame-tip .fname { font-family: var(--mono); font-weight: 600; word-break: break-all; }
+#flame-tip .muted, #flame-tip .fsrc { color: #b8c2d9; }
+#flame-tip .fsrc { font-family: var(--mono); word-break: break-all; }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 @media (max-width: 900px) { .chartwrap { flex-direction: column; } #legend { flex-basis: auto; max-height: 300px; } }
 </style>
@@ -1298,6 +1531,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
       <div id="legend"><div class="tools"><button type="button" id="all">show all</button><button type="button" id="none">hide all</button><span id="count"></span></div><div class="lhead"><span>band, largest peak first</span><span>peak</span></div><ul id="legend-list"></ul></div>
     </div>
   </section>
+  @FLAME@
   <section class="card" id="bands">
     <h2>Bands <span class="sub">@NBANDS@ labels in the .hp file; click a column to sort</span></h2>
     <div class="scroll">@BANDS_TABLE@</div>
@@ -1539,7 +1773,10 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   legendCount();
   render();
   let rt = 0;
-  window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(render, 80); });
+  window.addEventListener("resize", () => {
+    clearTimeout(rt);
+    rt = setTimeout(() => { render(); if (flame) flame.render(); }, 80);
+  });
 
   // Sortable tables: click a header; numeric cells sort by data-v.
   function sortTable(table, col, desc) {
@@ -1569,7 +1806,176 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
     }
     if (table.dataset.sort !== undefined) sortTable(table, +table.dataset.sort, table.dataset.desc === "1");
   }
-  window.heapprofReport = {data: D, visible: visible, render: render};
+
+  // The flame graph (an icicle: the outermost frame at the top) of the
+  // .prof's allocation table, D.flame: nodes [parent, func, bytes, live,
+  // src, stacks] in preorder, the root first. Two weightings (w: 0
+  // allocated bytes, 1 live at the peak); a zoomed node spans the width,
+  // its ancestors above it; frames narrower than a pixel are not drawn.
+  function initFlame(F) {
+    const box = document.getElementById("flame-graph"), ftip = document.getElementById("flame-tip");
+    const status = document.getElementById("flame-status"), reset = document.getElementById("flame-reset");
+    const buttons = [document.getElementById("flame-bytes"), document.getElementById("flame-live")];
+    const ROW = 20, LABEL_MIN = 24;
+    const nodes = F.nodes.map((r, i) => ({id: i, parent: r[0], func: r[1], v: [r[2], r[3]], src: r[4],
+                                          stacks: r[5], kids: [], depth: 0, sorted: [null, null]}));
+    for (const nd of nodes) {
+      if (nd.parent >= 0) { const p = nodes[nd.parent]; p.kids.push(nd); nd.depth = p.depth + 1; }
+    }
+    const root = nodes[0];
+    const WHAT = ["allocated", "live at the peak"];
+    let w = 0, zoom = root;
+    const fullName = nd => nd.func < 0 ? "all stacks" : F.funcs[nd.func][0];
+    const label = nd => nd.func < 0 ? "all stacks" : F.funcs[nd.func][1];
+    function bytesText(v) {
+      // Exact, and in KiB/MiB/GiB from 1 KiB (the table is in bytes whatever the .hp's unit).
+      const u = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
+      for (const [name, f] of u) if (v >= f) return grouped(v) + " bytes (" + (v / f).toFixed(2) + " " + name + ")";
+      return grouped(v) + " bytes";
+    }
+    function share(v, t) {
+      if (!t) return "-";
+      const p = 100 * v / t;
+      return (p > 0 && p < 0.1 ? "<0.1" : p.toFixed(1)) + "%";
+    }
+    function kidsOf(nd) {
+      // Children by the weighting's value, largest first, then by name; none of value 0.
+      if (!nd.sorted[w]) {
+        nd.sorted[w] = nd.kids.filter(k => k.v[w] > 0).sort((a, b) => {
+          if (a.v[w] !== b.v[w]) return b.v[w] - a.v[w];
+          const x = fullName(a), y = fullName(b);
+          return x < y ? -1 : x > y ? 1 : a.id - b.id;
+        });
+      }
+      return nd.sorted[w];
+    }
+    let maxDepth = [0, 0];
+    for (const nd of nodes) for (const k of [0, 1]) if (nd.v[k] > 0 && nd.depth > maxDepth[k]) maxDepth[k] = nd.depth;
+
+    function render() {
+      for (const e of box.querySelectorAll(".fnode, .empty")) e.remove();
+      ftip.style.display = "none";
+      const total = root.v[w];
+      reset.disabled = zoom === root;
+      if (!total) {
+        const p = document.createElement("p");
+        p.className = "empty";
+        p.textContent = w ? "No bytes of these stacks were live at the peak." : "The stacks allocated no bytes.";
+        box.style.height = "";
+        box.appendChild(p);
+        status.textContent = "all stacks: 0 bytes " + WHAT[w] + " in " + grouped(F.stacks) +
+                             " stack" + (F.stacks === 1 ? "" : "s");
+        box.dataset.drawn = 0;
+        box.dataset.narrow = 0;
+        return;
+      }
+      const W = box.clientWidth, scale = W / zoom.v[w];
+      const frag = document.createDocumentFragment();
+      function put(nd, x, width, cls) {
+        const e = document.createElement("div");
+        e.className = "fnode" + cls;
+        e.dataset.id = nd.id;
+        e.style.left = x + "px";
+        e.style.width = width + "px";
+        e.style.top = nd.depth * ROW + "px";
+        if (nd.func >= 0) e.style.background = F.funcs[nd.func][2];
+        if (width >= LABEL_MIN) e.textContent = label(nd);
+        frag.appendChild(e);
+      }
+      // The zoomed node's ancestors, the whole width.
+      for (let a = zoom.parent >= 0 ? nodes[zoom.parent] : null; a; a = a.parent >= 0 ? nodes[a.parent] : null)
+        put(a, 0, W, a === root ? " root anc" : " anc");
+      let narrow = 0, drawn = 0;
+      const todo = [[zoom, 0]];
+      while (todo.length) {
+        const [nd, x] = todo.pop();
+        put(nd, x, nd.v[w] * scale, (nd === root ? " root" : "") + (nd === zoom ? " zoomed" : ""));
+        drawn++;
+        let cx = x;
+        for (const k of kidsOf(nd)) {
+          const kw = k.v[w] * scale;
+          if (kw >= 1) todo.push([k, cx]);
+          else {
+            // Not drawn, nor what is under it: counted in the status line.
+            const more = [k];
+            while (more.length) { const m = more.pop(); narrow++; more.push(...kidsOf(m)); }
+          }
+          cx += kw;
+        }
+      }
+      box.style.height = (maxDepth[w] + 1) * ROW + "px";
+      box.appendChild(frag);
+      let st = "all stacks: " + bytesText(total) + " " + WHAT[w] + " in " + grouped(F.stacks) +
+               " stack" + (F.stacks === 1 ? "" : "s");
+      if (zoom !== root) st += "  ·  zoomed on " + label(zoom) + ": " + share(zoom.v[w], total);
+      if (narrow) st += "  ·  " + grouped(narrow) + " frame" + (narrow === 1 ? "" : "s") +
+                        " narrower than a pixel not drawn (zoom in to see them)";
+      status.textContent = st;
+      box.dataset.drawn = drawn;
+      box.dataset.narrow = narrow;
+    }
+
+    function zoomTo(nd) {
+      zoom = nd && nd.v[w] > 0 ? nd : root;
+      render();
+    }
+    function setWeight(k) {
+      w = k;
+      buttons.forEach((b, i) => { b.classList.toggle("on", i === k); b.setAttribute("aria-pressed", i === k ? "true" : "false"); });
+      if (!(zoom.v[w] > 0)) zoom = root;
+      render();
+    }
+
+    function tipLine(cls, text) {
+      const d = document.createElement("div");
+      d.className = cls;
+      d.textContent = text;
+      ftip.appendChild(d);
+    }
+    function showTip(nd, ev) {
+      ftip.textContent = "";
+      const v = nd.v[w], other = nd.v[1 - w];
+      tipLine("fname", fullName(nd));
+      if (nd.src >= 0) tipLine("fsrc", F.srcs[nd.src]);
+      tipLine("fval", bytesText(v) + " " + WHAT[w]);
+      tipLine("fshare", share(v, root.v[w]) + " of all stacks" +
+                        (zoom !== root ? "  ·  " + share(v, zoom.v[w]) + " of " + label(zoom) + " (zoomed)" : ""));
+      let self = v;
+      for (const k of nd.kids) self -= k.v[w];
+      if (nd !== root && nd.kids.length && self > 0) tipLine("fself muted", "in the function itself: " + bytesText(self));
+      tipLine("fother muted", (w ? "allocated: " : "live at the peak: ") + bytesText(other));
+      tipLine("muted", grouped(nd.stacks) + " stack" + (nd.stacks === 1 ? "" : "s") +
+                       (nd === zoom ? (nd === root ? "" : "  ·  click an ancestor or reset to zoom out") : "  ·  click to zoom"));
+      ftip.style.display = "block";
+      const r = box.getBoundingClientRect();
+      const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+      const tw = ftip.offsetWidth, th = ftip.offsetHeight;
+      let left = mx + 14;
+      if (left + tw > box.clientWidth) left = Math.max(0, mx - tw - 14);
+      // Below the pointer, or above it where the window ends first.
+      let top = my + 16;
+      if (r.top + top + th > window.innerHeight && r.top + my - th - 8 >= 0) top = my - th - 8;
+      ftip.style.left = left + "px";
+      ftip.style.top = top + "px";
+    }
+    box.addEventListener("mousemove", ev => {
+      const e = ev.target.closest && ev.target.closest(".fnode");
+      if (!e) { ftip.style.display = "none"; return; }
+      showTip(nodes[+e.dataset.id], ev);
+    });
+    box.addEventListener("mouseleave", () => { ftip.style.display = "none"; });
+    box.addEventListener("click", ev => {
+      const e = ev.target.closest && ev.target.closest(".fnode");
+      if (e) zoomTo(nodes[+e.dataset.id]);
+    });
+    reset.addEventListener("click", () => zoomTo(root));
+    buttons.forEach((b, i) => b.addEventListener("click", () => setWeight(i)));
+    render();
+    return {nodes: nodes, render: render, zoomTo: id => zoomTo(nodes[id]), setWeight: setWeight,
+            name: id => fullName(nodes[id]), state: () => ({weight: w, zoom: zoom.id})};
+  }
+  const flame = D.flame ? initFlame(D.flame) : null;
+  window.heapprofReport = {data: D, visible: visible, render: render, flame: flame};
 })();
 </script>
 </body>

@@ -17,7 +17,8 @@ import re
 import cdp
 import hptest
 import tltest
-from test_report import FRAMES_LABELS, FRAMES_PROF, frames_hp
+from test_report import (FLAME_FRAMES, FLAME_ROWS, FRAMES_LABELS, FRAMES_PROF, flame_prof,
+                         frames_hp, many_stacks_prof)
 from tltest import fixture, report
 
 NBANDS, NSAMPLES = 25, 120
@@ -558,6 +559,261 @@ class BrowserTest(unittest.TestCase):
                     for k, text in said:                    # and still under the summary
                         self.assertIn(f"{k}: {text}", C["summary"])
                     self.assert_clean(page, url)
+
+    # --- the flame graph (icicle) of the .prof's allocation table ---
+
+    # The drawn frames: each one's path from the root (full names, ';'
+    # apart), its box against the graph's, its label, class and colour.
+    FLAME = """(() => {
+        const f = heapprofReport.flame, box = document.getElementById('flame-graph');
+        const b = box.getBoundingClientRect();
+        const path = id => { const p = []; for (let n = f.nodes[id]; n.parent >= 0; n = f.nodes[n.parent])
+                                             p.unshift(f.name(n.id)); return p.join(';'); };
+        const nodes = {};
+        for (const e of box.querySelectorAll('.fnode')) {
+            const r = e.getBoundingClientRect();
+            nodes[path(+e.dataset.id)] = {left: r.left - b.left, width: r.width, top: r.top - b.top,
+                x: r.left + r.width / 2, y: r.top + r.height / 2, text: e.textContent,
+                cls: e.className, bg: getComputedStyle(e).backgroundColor};
+        }
+        return {width: b.width, nodes: nodes, state: f.state(),
+                status: document.getElementById('flame-status').textContent,
+                reset: document.getElementById('flame-reset').disabled,
+                pressed: ['flame-bytes', 'flame-live'].map(
+                    id => document.getElementById(id).getAttribute('aria-pressed'))}; })()"""
+
+    def flame(self, page):
+        page.evaluate("document.getElementById('flame').scrollIntoView({block: 'start'})")
+        return page.evaluate(self.FLAME)
+
+    def hover(self, page, node):
+        page.mouse("mouseMoved", node["x"], node["y"])
+        self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('flame-tip'))"
+                                       ".display"), "block")
+        return page.evaluate("document.getElementById('flame-tip').innerText")
+
+    def check_widths(self, G, values, zoomed=""):
+        """Each frame drawn under the zoomed one (the root: '') is as wide as
+        its share of the zoomed frame's value, within a pixel, and lies
+        within its parent, the larger siblings first; each frame is one
+        row (20 px) below its parent."""
+        scale = G["width"] / values[zoomed]
+
+        def parent(p):
+            return p.rpartition(";")[0] if ";" in p else None if p == "" else ""
+        for path, n in G["nodes"].items():
+            if zoomed and not (path + ";").startswith(zoomed + ";"):
+                continue
+            with self.subTest(path=path):
+                self.assertAlmostEqual(n["width"], values[path] * scale, delta=1)
+                self.assertEqual(n["top"], 20 * (path.count(";") + 1 if path else 0))
+                if path != zoomed:
+                    up = G["nodes"][parent(path)]
+                    self.assertGreaterEqual(n["left"], up["left"] - 0.5)
+                    self.assertLessEqual(n["left"] + n["width"], up["left"] + up["width"] + 0.5)
+                    for other, m in G["nodes"].items():
+                        if parent(other) == parent(path) and values[other] > values[path]:
+                            self.assertLess(m["left"], n["left"], (other, path))
+
+    def test_flame_graph(self):
+        d = tltest.tempdir(self)
+        with open(os.path.join(d, "f.hp"), "w") as f:
+            f.write(frames_hp(["make/build/main", "make/main", "main"]))
+        with open(os.path.join(d, "f.prof"), "w") as f:
+            f.write(flame_prof())
+        r = report(self, ["f.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # The value of each path from the root (outermost frame first), in
+        # both weightings, from the table's rows.
+        alloc, live = {"": 0}, {"": 0}
+        for b, lv, name in FLAME_ROWS:
+            frames = [f[0] for f in reversed(FLAME_FRAMES[name])] or [name]
+            for k in range(len(frames) + 1):
+                p = ";".join(frames[:k])
+                alloc[p] = alloc.get(p, 0) + b
+                live[p] = live.get(p, 0) + lv
+        cxx = "ns::Map<int, std::pair<int, long> >::insert(std::pair<int, long> const&, int)"
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "f.html"))
+            G = self.flame(page)
+            self.keep("flame.png", page.screenshot())
+            # --- drawn: every frame, the root the whole width, widths as bytes ---
+            self.assertEqual(set(G["nodes"]), set(alloc))
+            root = G["nodes"][""]
+            self.assertEqual((root["left"], root["top"], root["text"]), (0, 0, "all stacks"))
+            self.assertAlmostEqual(root["width"], G["width"], delta=0.5)
+            self.assertGreater(G["width"], 1000)
+            self.check_widths(G, alloc)
+            self.assertEqual(G["nodes"]["main;build;" + cxx]["text"], "ns::Map<...>::insert")
+            # Too narrow to label (9 px), still drawn; a name that looks like
+            # markup is text.
+            self.assertEqual(G["nodes"]["main;</script><b>x</b>"]["text"], "")
+            self.assertLess(G["nodes"]["main;</script><b>x</b>"]["width"], 24)
+            self.assertEqual(G["nodes"]["main;ns::operator/(ns::V const&, ns::V const&)"]
+                             ["text"], "ns::operator/")
+            self.assertEqual(page.evaluate("document.querySelectorAll('#flame b').length"), 0)
+            # A function's colour is the same wherever it is called.
+            self.assertEqual(G["nodes"]["main;make"]["bg"], G["nodes"]["main;build;make"]["bg"])
+            self.assertNotEqual(G["nodes"]["main;make"]["bg"], G["nodes"]["main;build"]["bg"])
+            self.assertEqual(G["status"], "all stacks: 8,448 bytes (8.25 KiB) allocated in 8 "
+                                          "stacks")
+            self.assertEqual((G["reset"], G["pressed"]), (True, ["true", "false"]))
+            # The screenshot: the frames' colours are drawn.
+            clip = page.evaluate("""(() => { const r = document.getElementById('flame-graph')
+                .getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY,
+                width: r.width, height: r.height, scale: 1}; })()""")
+            px = cdp.colour_counts(page.screenshot(clip))
+            self.assertIn((223, 227, 234), px)                  # the root's grey
+            self.assertGreater(len(px), 10)
+
+            # --- pointing at a frame: its full name, bytes and shares ---
+            tip = self.hover(page, G["nodes"]["main;build;" + cxx])
+            self.assertEqual(tip.split("\n"),
+                             [cxx, "/src/map.hh:40", "768 bytes allocated",
+                              "9.1% of all stacks", "live at the peak: 256 bytes",
+                              "1 stack \u00b7 click to zoom"])
+            tip = self.hover(page, G["nodes"]["main;build"])
+            self.assertEqual(tip.split("\n")[:5],
+                             ["build", "/src/app.c:20, /src/app.c:21",
+                              "4,864 bytes (4.75 KiB) allocated", "57.6% of all stacks",
+                              "live at the peak: 1,280 bytes (1.25 KiB)"])
+            tip = self.hover(page, G["nodes"]["main"])
+            self.assertIn("in the function itself: 1,024 bytes (1.00 KiB)", tip)
+            tip = self.hover(page, G["nodes"]["main;</script><b>x</b>"])
+            self.assertEqual(tip.split("\n")[:4], ["</script><b>x</b>", "64 bytes allocated",
+                                                   "0.8% of all stacks",
+                                                   "live at the peak: 64 bytes"])
+            self.assertEqual(page.evaluate("document.querySelectorAll('#flame b').length"), 0)
+            page.mouse("mouseMoved", 5, 5)
+            self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('flame-tip'))"
+                                           ".display"), "none")
+
+            # --- a click zooms: the frame spans the width, its ancestors above ---
+            page.click(G["nodes"]["main;build"]["x"], G["nodes"]["main;build"]["y"])
+            Z = self.flame(page)
+            self.assertEqual(Z["state"]["weight"], 0)
+            zb = Z["nodes"]["main;build"]
+            self.assertEqual(zb["left"], 0)
+            self.assertAlmostEqual(zb["width"], Z["width"], delta=0.5)
+            self.assertIn("zoomed", zb["cls"])
+            for anc in ("", "main"):
+                self.assertIn("anc", Z["nodes"][anc]["cls"])
+                self.assertAlmostEqual(Z["nodes"][anc]["width"], Z["width"], delta=0.5)
+            # Its siblings and their frames are gone; its children fill it.
+            self.assertEqual(set(Z["nodes"]), {"", "main", "main;build", "main;build;make",
+                                               "main;build;" + cxx})
+            self.check_widths(Z, alloc, "main;build")
+            self.assertFalse(Z["reset"])
+            self.assertIn("zoomed on build: 57.6%", Z["status"])
+            tip = self.hover(page, Z["nodes"]["main;build;make"])
+            self.assertIn("48.5% of all stacks \u00b7 84.2% of build (zoomed)", tip)
+            # Reset restores the whole graph; so does a click on the root.
+            page.evaluate("document.getElementById('flame-reset').click()")
+            R = self.flame(page)
+            self.assertEqual(set(R["nodes"]), set(alloc))
+            self.check_widths(R, alloc)
+            self.assertTrue(R["reset"])
+            page.click(R["nodes"]["main;build;make"]["x"], R["nodes"]["main;build;make"]["y"])
+            self.assertEqual(set(self.flame(page)["nodes"]), {"", "main", "main;build",
+                                                             "main;build;make"})
+            root = self.flame(page)["nodes"][""]
+            page.click(root["x"], root["y"])
+            self.assertEqual(set(self.flame(page)["nodes"]), set(alloc))
+
+            # --- the toggle: live at the peak ---
+            page.evaluate("document.getElementById('flame-live').click()")
+            L = self.flame(page)
+            self.assertEqual((L["state"]["weight"], L["pressed"]), (1, ["false", "true"]))
+            shown = {p for p, v in live.items() if v or p == ""}
+            self.assertEqual(set(L["nodes"]), shown)            # none of 0 bytes live
+            self.assertNotIn("main;make", L["nodes"])
+            self.assertNotIn("UNKNOWN", L["nodes"])
+            self.check_widths(L, live)
+            self.assertAlmostEqual(L["nodes"][""]["width"], L["width"], delta=0.5)
+            self.assertEqual(L["status"], "all stacks: 2,240 bytes (2.19 KiB) live at the peak "
+                                          "in 8 stacks")
+            tip = self.hover(page, L["nodes"]["main;build"])
+            self.assertEqual(tip.split("\n")[2:5],
+                             ["1,280 bytes (1.25 KiB) live at the peak", "57.1% of all stacks",
+                              "allocated: 4,864 bytes (4.75 KiB)"])
+            # Zoomed in the live view; back to allocated keeps the zoom.
+            page.click(L["nodes"]["main;build"]["x"], L["nodes"]["main;build"]["y"])
+            self.check_widths(self.flame(page), live, "main;build")
+            page.evaluate("document.getElementById('flame-bytes').click()")
+            A = self.flame(page)
+            self.assertEqual(A["state"]["weight"], 0)
+            self.check_widths(A, alloc, "main;build")
+            self.assertIn("zoomed on build", A["status"])
+            # A frame with nothing live: the live view shows every stack.
+            page.evaluate("document.getElementById('flame-reset').click()")
+            mk = self.flame(page)["nodes"]["main;make"]
+            page.click(mk["x"], mk["y"])
+            page.evaluate("document.getElementById('flame-live').click()")
+            self.assertEqual(set(self.flame(page)["nodes"]), shown)
+            self.assert_clean(page, url)
+            # Nothing live at the peak: the live view says so.
+            rows = [(b, 0, name) for b, _lv, name in FLAME_ROWS]
+            with open(os.path.join(d, "z.prof"), "w") as f:
+                f.write(flame_prof(rows=rows))
+            r = report(self, ["f.hp", "--prof", "z.prof", "-o", "z.html"], cwd=d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            page, url = self.open_page(b, os.path.join(d, "z.html"))
+            self.assertEqual(set(self.flame(page)["nodes"]), set(alloc))
+            page.evaluate("document.getElementById('flame-live').click()")
+            Z = self.flame(page)
+            self.assertEqual((Z["nodes"], Z["status"]),
+                             ({}, "all stacks: 0 bytes live at the peak in 8 stacks"))
+            self.assertEqual(page.evaluate("document.querySelector('#flame-graph .empty')"
+                                           ".textContent"),
+                             "No bytes of these stacks were live at the peak.")
+            page.evaluate("document.getElementById('flame-bytes').click()")
+            self.assertEqual(set(self.flame(page)["nodes"]), set(alloc))
+            self.assert_clean(page, url)
+
+    def test_flame_graph_of_many_stacks(self):
+        # 3000 stacks: the frames narrower than a pixel are not drawn (and
+        # counted), the drawn ones are at least a pixel wide; zooming in
+        # draws more of them; drawing takes milliseconds.
+        d = tltest.tempdir(self)
+        text, rows = many_stacks_prof(3000)
+        with open(os.path.join(d, "m.prof"), "w") as f:
+            f.write(text)
+        with open(os.path.join(d, "m.hp"), "w") as f:
+            f.write(frames_hp(["main"]))
+        r = report(self, ["m.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        count = """(() => { const f = heapprofReport.flame, w = f.state().weight;
+            return f.nodes.filter(n => n.v[w] > 0).length; })()"""
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "m.html"))
+            ms = page.evaluate("(() => { const t = performance.now(); heapprofReport.flame"
+                               ".render(); return performance.now() - t; })()")
+            self.assertLess(ms, 1000)
+            G = self.flame(page)
+            box = page.evaluate("Object.assign({}, document.getElementById('flame-graph')"
+                                ".dataset)")
+            drawn, narrow = int(box["drawn"]), int(box["narrow"])
+            self.assertEqual(drawn, len(G["nodes"]))
+            self.assertGreater(narrow, 100)
+            self.assertEqual(drawn + narrow, page.evaluate(count))
+            self.assertIn(f"{narrow:,} frames narrower than a pixel not drawn", G["status"])
+            self.assertEqual(G["nodes"][""]["text"], "all stacks")
+            for path, n in G["nodes"].items():
+                self.assertGreaterEqual(n["width"], 1 - 1e-6, path)
+            self.assertEqual(page.evaluate("heapprofReport.flame.nodes[0].v[0]"),
+                             sum(rows.values()))
+            # Zoom into the second-largest frame under main: more of its
+            # subtree is drawn than was.
+            under = sorted((p for p in G["nodes"] if p.count(";") == 1),
+                           key=lambda p: -G["nodes"][p]["width"])
+            target = under[1]
+            before = sum(1 for p in G["nodes"] if p.startswith(target + ";"))
+            page.click(G["nodes"][target]["x"], G["nodes"][target]["y"])
+            Z = self.flame(page)
+            self.assertAlmostEqual(Z["nodes"][target]["width"], Z["width"], delta=0.5)
+            self.assertGreater(sum(1 for p in Z["nodes"] if p.startswith(target + ";")), before)
+            self.assertNotIn(under[0], Z["nodes"])
+            self.assert_clean(page, url)
 
 
 if __name__ == "__main__":

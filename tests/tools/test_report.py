@@ -1008,5 +1008,324 @@ class StackFrames(unittest.TestCase):
         self.assertIn('id="stack-frames"', text)        # the section is still shown
 
 
+# A .prof of mode cc for the flame graph: nested stacks (make under build
+# and under main, main with bytes of its own), live@peak unlike bytes, a
+# C++ name with blanks, commas and <>, C++'s operator/, an explicit cost
+# centre whose name has a '/', markup, and UNKNOWN (a stack with no frame).
+FLAME_ROWS = [
+    # (bytes, live@peak, stack)
+    (4096, 1024, "make/build/main"),
+    (2048, 0, "make/main"),
+    (1024, 512, "main"),
+    (768, 256, "ns::Map<int, std::pair<int, long> >::insert(std::pair<int, long> const&, int)"
+               "/build/main"),
+    (256, 256, "ns::operator/(ns::V const&, ns::V const&)/main"),
+    (128, 128, "load a/b/main"),
+    (64, 64, "</script><b>x</b>/main"),
+    (64, 0, "UNKNOWN"),
+]
+FLAME_FRAMES = {
+    "make/build/main": [("make", "app+0x1100", "/src/app.c:7"), ("build", "app+0x1200",
+                        "/src/app.c:20"), ("main", "app+0x1080", "/src/app.c:31")],
+    "make/main": [("make", "app+0x1100", "/src/app.c:7"), ("main", "app+0x1080",
+                  "/src/app.c:33")],
+    "main": [("main", "app+0x1080", "/src/app.c:35")],
+    FLAME_ROWS[3][2]: [("ns::Map<int, std::pair<int, long> >::insert(std::pair<int, long> "
+                        "const&, int)", "app+0x1300", "/src/map.hh:40"),
+                       ("build", "app+0x1200", "/src/app.c:21"),
+                       ("main", "app+0x1080", "/src/app.c:31")],
+    "ns::operator/(ns::V const&, ns::V const&)/main": [
+        ("ns::operator/(ns::V const&, ns::V const&)", "app+0x1400", None),
+        ("main", "app+0x1080", "/src/app.c:36")],
+    "load a/b/main": [("load a/b", "explicit", None), ("main", "app+0x1080", "/src/app.c:37")],
+    "</script><b>x</b>/main": [("</script><b>x</b>", "explicit", None),
+                               ("main", "app+0x1080", "/src/app.c:38")],
+    "UNKNOWN": [],
+}
+
+
+def flame_prof(frames=True, mode="cc", rows=FLAME_ROWS):
+    """The text of the flame graph's .prof (with or without STACK FRAMES),
+    of FLAME_ROWS or `rows` (the same stacks, other figures)."""
+    tb = sum(r[0] for r in rows)
+    tl = sum(r[1] for r in rows)
+    lines = [prof_text(mode).split("\n      objects")[0],
+             "      objects          bytes      requested       survived      live@peak  "
+             "cost-centre stack (innermost first)",
+             "%13d  %13d  %13d  %13d  %13d  total profiled" % (len(rows), tb, tb, tl, tl)]
+    for b, live, name in rows:
+        lines.append("%13d  %13d  %13d  %13d  %13d  %s" % (1, b, b, b, live, name))
+    if frames:
+        lines += ["", "STACK FRAMES (each stack of the table, innermost frame first: function, "
+                  "module+address, source line)", ""]
+        for _b, _l, name in rows:
+            lines.append(name)
+            for function, where, source in FLAME_FRAMES[name]:
+                lines.append(f"    {function}  {where}  {source or '-'}")
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def fold(tree, weight="bytes"):
+    """{'outermost;...;innermost': self value} of a flame tree's nodes with
+    some of their own (as FlameGraph's folded stacks)."""
+    out = {}
+
+    def walk(node, path):
+        own = node["self_" + weight]
+        if own:
+            out[";".join(path)] = own
+        for name, child in node["children"].items():
+            walk(child, path + [name.replace(";", ":")])
+    walk(tree, [])
+    return out
+
+
+def many_stacks_prof(n):
+    """(the text of a .prof whose table has n stacks of long C++ names, 2
+    to 8 frames under main; {stack: bytes}): live@peak is half the bytes."""
+    funcs = [f"ns{i % 7}::Klass<std::vector<int, std::allocator<int> > >::method_{i}"
+             f"(int, char const*, std::map<int, long> const&)" for i in range(300)]
+    rows = {}
+    k = 0
+    while len(rows) < n:
+        depth = 2 + k % 7
+        path = [funcs[(k * 7919 + j * 104729) % (13 + 40 * j) % 300] for j in range(depth)]
+        rows["/".join(path) + "/main"] = 16 * (1 + k % 977)
+        k += 1
+    total = sum(rows.values())
+    lines = [prof_text("cc").split("\n      objects")[0],
+             "      objects          bytes      requested       survived      live@peak  "
+             "cost-centre stack (innermost first)",
+             "%13d  %13d  %13d  %13d  %13d  total profiled" % (len(rows), total, total,
+                                                                total, total // 2)]
+    for name, b in sorted(rows.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append("%13d  %13d  %13d  %13d  %13d  %s" % (1, b, b, b, b // 2, name))
+    return "\n".join(lines) + "\n", rows
+
+
+class FlameGraph(unittest.TestCase):
+    """The flame graph's call tree, built from the .prof's allocation table,
+    and its data in the page."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def tree(self, text):
+        d = tltest.tempdir(self)
+        return R.flame_tree(R.parse_prof(write(d, "f.prof", text)))
+
+    def check_sums(self, node):
+        """Every node: its value is its own plus its children's (both
+        weightings), and the stacks through it are its children's and its own."""
+        for w in ("bytes", "live"):
+            self.assertEqual(node[w], node["self_" + w] + sum(c[w] for c in
+                                                              node["children"].values()),
+                             node["name"])
+        self.assertGreaterEqual(node["stacks"], sum(c["stacks"] for c in
+                                                    node["children"].values()))
+        for c in node["children"].values():
+            self.check_sums(c)
+
+    def test_tree_from_stack_frames(self):
+        t = self.tree(flame_prof())
+        self.check_sums(t)
+        # The root: every row of the table (the 'total profiled' row's sums).
+        self.assertEqual((t["name"], t["bytes"], t["live"], t["stacks"]),
+                         ("all stacks", 8448, 2240, 8))
+        self.assertEqual((t["self_bytes"], t["self_live"]), (0, 0))
+        self.assertEqual(list(t["children"]), ["main", "UNKNOWN"])     # the outermost frames
+        main = t["children"]["main"]
+        self.assertEqual((main["bytes"], main["live"], main["stacks"]), (8384, 2240, 7))
+        self.assertEqual((main["self_bytes"], main["self_live"]), (1024, 512))
+        self.assertEqual(list(main["children"]),
+                         ["build", "make", "ns::operator/(ns::V const&, ns::V const&)",
+                          "load a/b", "</script><b>x</b>"])
+        build = main["children"]["build"]
+        self.assertEqual((build["bytes"], build["live"], build["self_bytes"]), (4864, 1280, 0))
+        cxx = "ns::Map<int, std::pair<int, long> >::insert(std::pair<int, long> const&, int)"
+        self.assertEqual(list(build["children"]), ["make", cxx])
+        self.assertEqual((build["children"][cxx]["bytes"], build["children"][cxx]["live"]),
+                         (768, 256))
+        # The same function under two callers: two nodes, each its own bytes.
+        self.assertEqual((build["children"]["make"]["bytes"],
+                          build["children"]["make"]["live"]), (4096, 1024))
+        self.assertEqual((main["children"]["make"]["bytes"],
+                          main["children"]["make"]["live"]), (2048, 0))
+        # The frames' source lines, distinct, in the table's order; an
+        # explicit cost centre (its name kept whole: the '/' is its own).
+        self.assertEqual(main["sources"], ["/src/app.c:31", "/src/app.c:33", "/src/app.c:35",
+                                           "/src/app.c:36", "/src/app.c:37", "/src/app.c:38"])
+        self.assertEqual(build["sources"], ["/src/app.c:20", "/src/app.c:21"])
+        self.assertTrue(main["children"]["load a/b"]["explicit"])
+        self.assertFalse(build["explicit"])
+        # UNKNOWN: a stack with no frame is one node.
+        self.assertEqual((t["children"]["UNKNOWN"]["bytes"], t["children"]["UNKNOWN"]["live"],
+                          t["children"]["UNKNOWN"]["children"]), (64, 0, {}))
+        # Folded back, each stack's row (bytes, and live where not 0).
+        rows = {";".join(reversed([f[0] for f in FLAME_FRAMES[n]] or [n])): (b, live)
+                for b, live, n in FLAME_ROWS}
+        self.assertEqual(fold(t), {k: b for k, (b, _l) in rows.items()})
+        self.assertEqual(fold(t, "live"), {k: live for k, (_b, live) in rows.items() if live})
+
+    def test_tree_without_stack_frames(self):
+        # An older .prof: the frames split from the names, at the '/'s
+        # outside brackets; operator/ is kept whole, an explicit cost
+        # centre's own '/' cannot be told from a frame boundary.
+        t = self.tree(flame_prof(frames=False))
+        self.check_sums(t)
+        self.assertEqual((t["bytes"], t["live"], t["stacks"]), (8448, 2240, 8))
+        main = t["children"]["main"]
+        self.assertEqual(list(main["children"]),
+                         ["build", "make", "ns::operator/(ns::V const&, ns::V const&)", "b",
+                          "b>"])
+        self.assertEqual(list(main["children"]["b"]["children"]), ["load a"])
+        self.assertEqual(list(main["children"]["b>"]["children"]), ["script><b>x<"])
+        build = main["children"]["build"]
+        self.assertEqual(list(build["children"]),
+                         ["make", "ns::Map<int, std::pair<int, long> >::insert(std::pair<int, "
+                                  "long> const&, int)"])
+        self.assertEqual(main["sources"], [])
+        self.assertEqual(R.split_stack("ns::operator//main"), ["ns::operator/", "main"])
+        self.assertEqual(R.split_stack("ns::operator/=(ns::V&, int)/f(a, b)/main"),
+                         ["ns::operator/=(ns::V&, int)", "f(a, b)", "main"])
+        self.assertEqual(R.split_stack("int ns::apply<&ns::operator/>(int)/main"),
+                         ["int ns::apply<&ns::operator/>(int)", "main"])
+        self.assertEqual(R.split_stack("operator/main"), ["operator", "main"])     # C
+
+    def test_no_table_no_tree(self):
+        d = tltest.tempdir(self)
+        self.assertIsNone(R.flame_tree(None))
+        # GHC's .prof (its SET lines only), a report whose table has no rows.
+        self.assertIsNone(R.flame_tree(R.parse_prof(fixture("trees-ghc-hr.prof"))))
+        empty = flame_prof(frames=False).split("total profiled")[0] + "total profiled\n"
+        self.assertIsNone(R.flame_tree(R.parse_prof(write(d, "e.prof", empty))))
+        # Every mode's report has the table: the tree is the same.
+        for mode in ("retainer", "roots", "ldv", "module", "kind"):
+            with self.subTest(mode=mode):
+                t = self.tree(flame_prof(mode=mode))
+                self.assertEqual((t["bytes"], t["live"]), (8448, 2240))
+
+    def test_data(self):
+        F = R.flame_data(self.tree(flame_prof()))
+        funcs = [f[0] for f in F["funcs"]]
+        nodes = [(funcs[n[1]] if n[1] >= 0 else None, n[2], n[3]) for n in F["nodes"]]
+        cxx = "ns::Map<int, std::pair<int, long> >::insert(std::pair<int, long> const&, int)"
+        # Preorder, children largest (allocated) first.
+        self.assertEqual(nodes, [(None, 8448, 2240), ("main", 8384, 2240), ("build", 4864, 1280),
+                                 ("make", 4096, 1024), (cxx, 768, 256), ("make", 2048, 0),
+                                 ("ns::operator/(ns::V const&, ns::V const&)", 256, 256),
+                                 ("load a/b", 128, 128), ("</script><b>x</b>", 64, 64),
+                                 ("UNKNOWN", 64, 0)])
+        parents = [n[0] for n in F["nodes"]]
+        self.assertEqual(parents, [-1, 0, 1, 2, 2, 1, 1, 1, 1, 0])
+        self.assertEqual(F["stacks"], 8)
+        # One entry a function: its full name, its label, its colour.
+        self.assertEqual(len(funcs), len(set(funcs)))
+        labels = {f[0]: f[1] for f in F["funcs"]}
+        self.assertEqual(labels[cxx], "ns::Map<...>::insert")
+        self.assertEqual(labels["ns::operator/(ns::V const&, ns::V const&)"], "ns::operator/")
+        self.assertEqual(labels["load a/b"], "load a/b")
+        self.assertEqual(labels["make"], "make")
+        # Source lines: the node's distinct lines; none known: -1.
+        srcs = [F["srcs"][n[4]] if n[4] >= 0 else None for n in F["nodes"]]
+        self.assertEqual(srcs[:4], [None, "/src/app.c:31, /src/app.c:33, /src/app.c:35 and 3 "
+                                          "more", "/src/app.c:20, /src/app.c:21", "/src/app.c:7"])
+        self.assertEqual(srcs[6], None)
+        self.assertEqual([n[5] for n in F["nodes"]], [8, 7, 2, 1, 1, 1, 1, 1, 1, 1])
+        self.assertIsNone(R.flame_data(None))
+
+    def test_colours(self):
+        # A function's colour is its name's: the same under every caller,
+        # in every page; functions with no symbol are grey.
+        c = R.flame_colour("make")
+        self.assertEqual(c, R.flame_colour("make"))
+        self.assertRegex(c, r"^hsl\((\d|[1-4]\d|5[0-5]), \d+%, \d+%\)$")
+        self.assertNotEqual(c, R.flame_colour("main"))
+        for name in ("libnixexpr.so+0x171c50", "[jit]", "UNKNOWN"):
+            self.assertRegex(R.flame_colour(name), r"^hsl\(220, 9%, \d+%\)$")
+
+    def test_page(self):
+        d = tltest.tempdir(self)
+        write(d, "f.hp", frames_hp(["make/build/main", "make/main", "main"]))
+        write(d, "f.prof", flame_prof())
+        r = report(self, ["f.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data, text = page_data(os.path.join(d, "f.html"))
+        self.assertEqual(data["flame"], R.flame_data(R.flame_tree(R.parse_prof(
+            os.path.join(d, "f.prof")))))
+        self.assertEqual(text.count('<section class="card" id="flame">'), 1)
+        # After the chart, before the bands table.
+        self.assertLess(text.index('id="chart"'), text.index('id="flame"'))
+        self.assertLess(text.index('id="flame"'), text.index('id="bands"'))
+        for what in ('id="flame-bytes"', 'id="flame-live"', 'id="flame-reset"',
+                     'id="flame-graph"', 'id="flame-tip"', "(8 stacks)"):
+            self.assertIn(what, text)
+        # Names that look like markup are data, escaped in the script's JSON.
+        self.assertEqual(text.count("</script>"), 2)
+        self.assertNotIn("<b>x</b>", text)
+        # Without a .prof, or with GHC's: no flame graph.
+        for prof in (None, fixture("trees-ghc-hr.prof")):
+            with self.subTest(prof=prof):
+                args = ["f.hp", "-o", "n.html"] + (["--prof", prof] if prof else [])
+                if prof is None:
+                    os.rename(os.path.join(d, "f.prof"), os.path.join(d, "f.prof.off"))
+                r = report(self, args, cwd=d)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                data, text = page_data(os.path.join(d, "n.html"))
+                self.assertIsNone(data["flame"])
+                self.assertNotIn('id="flame"', text)
+                self.assertNotIn('id="flame-graph"', text)
+
+    def test_real_runs_match_folded_stacks(self):
+        # heapprof's own folded stacks (PROG.folded, PROG.live.folded) are
+        # the same tree: the page's flame graph and flamegraph.pl's agree.
+        progs = [([os.path.join(hptest.BUILD, "examples", "trees"), "10"], "trees"),
+                 ([hptest.prog("names_cpp")], "names_cpp"),
+                 ([hptest.prog("names_lines")], "names_lines")]
+        for argv, stem in progs:
+            with self.subTest(prog=stem):
+                r = hptest.run(self, argv, heapprof="cc,interval=0")
+                self.assertEqual(r.rc, 0, r.stderr)
+                t = R.flame_tree(R.parse_prof(r.prof_path))
+                self.check_sums(t)
+                for weight, suffix in (("bytes", ".folded"), ("live", ".live.folded")):
+                    with open(os.path.join(r.cwd, stem + suffix)) as f:
+                        folded = {}
+                        for line in f:
+                            path, _, v = line.rstrip("\n").rpartition(" ")
+                            folded[path] = folded.get(path, 0) + int(v)
+                    self.assertEqual(fold(t, weight), folded, suffix)
+                    self.assertEqual(t[weight], sum(folded.values()))
+                if stem == "names_cpp":
+                    # One function (operator new) under two callers.
+                    main = t["children"]["main"]
+                    new = [c["children"].get("gc::operator new(unsigned long, GCPlacement)")
+                           for c in main["children"].values()]
+                    self.assertEqual(len([n for n in new if n]), 2)
+
+    def test_many_stacks(self):
+        # Thousands of stacks of long C++ names: the page stays quick to
+        # write and its flame data compact (names once, in a table).
+        d = tltest.tempdir(self)
+        text, rows = many_stacks_prof(4000)
+        total = sum(rows.values())
+        write(d, "m.prof", text)
+        write(d, "m.hp", frames_hp(["main"]))
+        start = time.monotonic()
+        r = report(self, ["m.hp"], cwd=d)
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(elapsed, 20, "report of 4000 stacks too slow")
+        data, text = page_data(os.path.join(d, "m.html"))
+        F = data["flame"]
+        self.assertEqual(F["stacks"], 4000)
+        self.assertEqual(F["nodes"][0][2:4], [total, sum(b // 2 for b in rows.values())])
+        self.assertLessEqual(len(F["funcs"]), 301)
+        flame_json = len(json.dumps(F, separators=(",", ":")))
+        self.assertLess(flame_json, 60 * len(F["nodes"]) + 150 * len(F["funcs"]))
+        self.assertLess(flame_json, len(text) / 3)      # the tables hold more than it
+
+
 if __name__ == "__main__":
     unittest.main()
