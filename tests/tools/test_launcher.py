@@ -87,6 +87,9 @@ class Flags(unittest.TestCase):
              "ldv,syscalls=wrappers,checkpoint=off"),
             (["-hr", "--walk=components"], "retainer,walk=components"),
             (["--walk=depth"], "retainer,walk=depth"),
+            (["--outputs=pprof+folded"], "outputs=pprof+folded"),
+            (["-hr", "--outputs=none"], "retainer,outputs=none"),
+            (["--frames=call"], "frames=call"),
             (["-ho", "--noroot=retainers"], "roots,noroot=retainers"),
         ]
         for flags, want in cases:
@@ -245,7 +248,8 @@ class Errors(unittest.TestCase):
         for flag in ("-hc", "-hm", "-hy", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
                      "-hK<kind>", "-hR<name>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
                      "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp",
-                     "--frames=function|call", "--ldv=adaptive", "--repeat=N"):
+                     "--frames=function|call", "--ldv=adaptive", "--repeat=N",
+                     "--outputs=all|none|csv+pprof+folded", "heapprof diff OLD.hp NEW.hp"):
             self.assertIn(flag, r.stdout)
         # Every file a run writes.
         self.assertIn("PROGRAM.hp,\n", r.stdout)
