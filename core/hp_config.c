@@ -14,7 +14,8 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, " \
-    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off"
+    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
+    "bands=drag|void|drag+void"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
 
@@ -96,6 +97,9 @@ const char *hp_config_help(void)
 "              collection: cheapest, misses later uses of other objects on\n"
 "              an opened page) or precise (always after the instruction:\n"
 "              exact, slow)\n"
+"  bands=B     mode ldv: profile the bytes of band B (drag, void, or\n"
+"              drag+void) by cost-centre stack instead of the bands\n"
+"              themselves (GHC -hc -hbdrag,void)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
 "              open until the next collection, 1-999999 (default 1)\n"
 "  syscalls=S  mode ldv: how system calls given a buffer on a protected page\n"
@@ -237,6 +241,21 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': frames is function or call", s, n);
+            } else if (key_is(s, klen, "bands")) {
+                /* drag, void, or both joined by '+' (GHC -hb<band,...>). */
+                int bits = 0;
+                for (size_t at = 0; at <= vlen;) {
+                    size_t k = at;
+                    while (k < vlen && v[k] != '+') k++;
+                    if (key_is(v + at, k - at, "drag")) bits |= HP_BAND_DRAG;
+                    else if (key_is(v + at, k - at, "void")) bits |= HP_BAND_VOID;
+                    else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': bands is drag, void or "
+                        "drag+void (the bands known when an object dies; lag, use and "
+                        "inherent_use cannot be crossed with stacks yet)", s, n);
+                    at = k + 1;
+                }
+                c->ldv_bands = bits;
             } else if (key_is(s, klen, "outputs")) {
                 /* all, none, or '+'-separated: csv, pprof, folded. */
                 int bits = 0;

@@ -37,6 +37,9 @@ typedef struct hp_config {
     int report;           /* HP_REPORT_* bits */
     int outputs;          /* HP_OUTPUT_* bits: the files written besides .hp and .prof */
     int ldv_policy;       /* HP_LDV_*: re-arming policy of mode ldv */
+    int ldv_bands;        /* bands=: HP_BAND_* bits; mode ldv then profiles those
+                             bands' bytes by cost-centre stack (GHC -hc -hb<bands>);
+                             0: the biography's own bands */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
@@ -64,6 +67,10 @@ enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };
  * chosen per census from the last one, depth-first from each root, or by
  * strongly connected components. */
 enum { HP_WALK_AUTO = 0, HP_WALK_DEPTH = 1, HP_WALK_SCC = 2 };
+
+/* bands=: the biographical bands crossed with stacks (those known at an
+ * object's death: DRAG and VOID). */
+enum { HP_BAND_DRAG = 1, HP_BAND_VOID = 2 };
 
 /* outputs=: the files written besides PROG.hp and PROG.prof. */
 enum { HP_OUTPUT_CSV = 1, HP_OUTPUT_PPROF = 2, HP_OUTPUT_FOLDED = 4, HP_OUTPUT_ALL = 7 };

@@ -5,6 +5,7 @@
 #include "ldv/hp_ldv_internal.h"
 #include "core/hp_rt.h"
 #include "core/hp_stacks.h"
+#include "core/hp_hash.h"
 #include "hp_writer/hp_hpfile.h"
 #include "hp_writer/hp_names.h"
 
@@ -52,6 +53,41 @@ static ccs_cost *cost_of(uint32_t ccs)
     return &((ccs_cost *)cost_vec.base)[ccs];
 }
 
+/* ---- bands= : the chosen bands by cost-centre stack ---- */
+
+typedef struct cross_ent { uint64_t key; int64_t delta; } cross_ent;
+
+/* Add `delta` at census t of label l (a difference entry). */
+static void cross_add(uint32_t l, uint32_t t, int64_t delta)
+{
+    hp_ldv_bio *b = &hp_ldv_bio_;
+    if ((b->cross_n + 1) * 2 > b->cross_cap) {
+        uint64_t ncap = b->cross_cap ? b->cross_cap * 2 : 4096;
+        if (hp_vec_ensure(&b->cross_vec, (size_t)(ncap + b->cross_cap) * sizeof(cross_ent)))
+            return;
+        cross_ent *base = (cross_ent *)b->cross_vec.base, *old = base + ncap;
+        memmove(old, base, (size_t)b->cross_cap * sizeof(cross_ent));
+        memset(base, 0, (size_t)ncap * sizeof(cross_ent));
+        for (uint64_t i = 0; i < b->cross_cap; i++) {
+            if (!old[i].key) continue;
+            uint64_t j = hp_mix64(old[i].key) & (ncap - 1);
+            while (base[j].key) j = (j + 1) & (ncap - 1);
+            base[j] = old[i];
+        }
+        b->cross_cap = ncap;
+    }
+    cross_ent *base = (cross_ent *)b->cross_vec.base;
+    uint64_t key = ((uint64_t)l + 1) << 32 | t;
+    uint64_t j = hp_mix64(key) & (b->cross_cap - 1);
+    while (base[j].key && base[j].key != key) j = (j + 1) & (b->cross_cap - 1);
+    if (!base[j].key) {
+        base[j].key = key;
+        b->cross_n++;
+    }
+    base[j].delta += delta;
+    if (l + 1 > b->cross_labels) b->cross_labels = l + 1;
+}
+
 /* The object was live at censuses b+1 .. d: its VOID or DRAG range goes
  * into the difference arrays of `c` (the biography, or a checkpoint's
  * copy), its byte-seconds into `k` when given. */
@@ -64,6 +100,14 @@ static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cos
     int64_t g = r->granted;
     double bs = (double)r->granted * (c[d].time - c[from - 1].time);
     int unsure = (r->flags & HP_REC_UNWATCHED) != 0;
+    /* bands=: the same range for the object's stack, when its band is
+     * one of those chosen (the biography itself only: k is given). */
+    int band = (w & HP_LDV_USED) ? HP_BAND_DRAG : HP_BAND_VOID;
+    if (k && (hp_rt.cfg.ldv_bands & band)) {
+        uint32_t l = hp_names_label_of(r->ccs);
+        cross_add(l, from, g);
+        cross_add(l, d + 1, -g);
+    }
     if (w & HP_LDV_USED) {
         c[from].ddrag += g;
         c[d + 1].ddrag -= g;
@@ -214,9 +258,55 @@ static int write_bands(hp_buf *b, int fd, const census *c, uint32_t n)
     return rc;
 }
 
+/* bands=: one sample per census, each stack's bytes in the chosen bands
+ * (the difference entries summed over the censuses). */
+static int write_cross(hp_buf *b, int fd, const census *c, uint32_t n)
+{
+    hp_ldv_bio *bio = &hp_ldv_bio_;
+    uint32_t nl = bio->cross_labels;
+    size_t cells = (size_t)nl * (n + 2);
+    if (hp_vec_ensure(&bio->cross_dense_vec, cells * sizeof(int64_t) + 1)) return -1;
+    int64_t *dense = (int64_t *)bio->cross_dense_vec.base;
+    memset(dense, 0, cells * sizeof(int64_t));
+    const cross_ent *e = (const cross_ent *)bio->cross_vec.base;
+    for (uint64_t i = 0; i < bio->cross_cap; i++) {
+        if (!e[i].key) continue;
+        uint32_t l = (uint32_t)(e[i].key >> 32) - 1, t = (uint32_t)e[i].key;
+        if (t <= n + 1) dense[(size_t)l * (n + 2) + t] += e[i].delta;
+    }
+    static hp_vec names_vec, values_vec;
+    if ((!names_vec.base && hp_vec_reserve(&names_vec, (size_t)1 << 30)) ||
+        (!values_vec.base && hp_vec_reserve(&values_vec, (size_t)1 << 30)) ||
+        hp_vec_ensure(&names_vec, (size_t)(nl + 1) * sizeof(char *)) ||
+        hp_vec_ensure(&values_vec, (size_t)(nl + 1) * sizeof(uint64_t)))
+        return -1;
+    const char **names = (const char **)names_vec.base;
+    uint64_t *vals = (uint64_t *)values_vec.base;
+    /* Running sums per label, census by census. */
+    for (uint32_t l = 0; l < nl; l++)
+        for (uint32_t t = 1; t <= n; t++)
+            dense[(size_t)l * (n + 2) + t] += dense[(size_t)l * (n + 2) + t - 1];
+    int rc = 0;
+    double last = 0;
+    for (uint32_t t = 1; t <= n; t++) {
+        size_t k = 0;
+        for (uint32_t l = 0; l < nl; l++) {
+            int64_t v = dense[(size_t)l * (n + 2) + t];
+            if (v <= 0) continue;
+            names[k] = hp_names_label(l);
+            vals[k++] = (uint64_t)v;
+        }
+        double when = c[t].time < last ? last : c[t].time;
+        last = when;
+        if (hp_hp_sample(b, fd, when, names, vals, k) != 0) rc = -1;
+    }
+    return rc;
+}
+
 void hp_ldv_write_samples(int fd)
 {
-    write_bands(&out, fd, cen(), ncensus);
+    if (hp_rt.cfg.ldv_bands) write_cross(&out, fd, cen(), ncensus);
+    else write_bands(&out, fd, cen(), ncensus);
 }
 
 /* ---- Checkpoints (owner context, after census t): the biography as if
@@ -230,7 +320,8 @@ static uint32_t ckpt_n;    /* the census the checkpoint ends at; 0: none begun *
 int hp_ldv_checkpoint_begin(uint32_t t)
 {
     ckpt_n = 0;
-    if (t == 0 || t > ncensus) return -1;
+    /* (bands=: no checkpoint; its stacks' figures are not copied.) */
+    if (t == 0 || t > ncensus || hp_rt.cfg.ldv_bands) return -1;
     size_t bytes = ((size_t)t + 2) * sizeof(census);
     if (hp_vec_ensure(&ckpt_vec, bytes) != 0) return -1;
     memcpy(ckpt_vec.base, cen(), bytes);
@@ -366,6 +457,14 @@ void hp_ldv_write_prof(int fd)
         hp_buf_u64(&out, hp_ldv.repeat);
     }
     hp_buf_str(&out, ")\n");
+    if (hp_rt.cfg.ldv_bands) {
+        hp_buf_str(&out, "  (the .hp shows the bytes in ");
+        hp_buf_str(&out, hp_rt.cfg.ldv_bands == (HP_BAND_DRAG | HP_BAND_VOID) ? "DRAG and VOID"
+                         : hp_rt.cfg.ldv_bands == HP_BAND_DRAG ? "DRAG" : "VOID");
+        hp_buf_str(&out, " by cost-centre stack (bands=, GHC's -hc -hb<bands>): each object's "
+                         "band at each census, known when it died; the figures below are the "
+                         "whole biography's)\n");
+    }
     line_u64("  censuses", ncensus);
     line_u64("  protect passes", hp_ldv.passes);
     line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);

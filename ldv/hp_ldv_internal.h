@@ -95,6 +95,12 @@ typedef struct hp_ldv_bio {
     hp_buf out;
     hp_vec ckpt_vec;              /* a checkpoint's copy of census_vec */
     hp_buf ckpt_out;              /* and its samples */
+    /* bands= (the chosen bands by cost-centre stack): difference entries
+     * keyed (label + 1) << 32 | census, open addressing; and, at the end,
+     * the dense [label][census] values. */
+    hp_vec cross_vec, cross_dense_vec;
+    uint64_t cross_n, cross_cap;
+    uint32_t cross_labels;        /* highest label + 1 seen */
 } hp_ldv_bio;
 extern hp_ldv_bio hp_ldv_bio_;
 

@@ -78,6 +78,44 @@ class Ldv(hptest.ProfileTest):
         self.assertIn("Lag, drag, void, use", prof)
         return got, prof
 
+    def test_bands_by_stack(self):
+        """bands= (launcher -hc -hbdrag,void): each census's DRAG and VOID
+        bytes by cost-centre stack, in one run. ldv_cross's stacks hold
+        known bands; their sum at every census equals the DRAG and VOID
+        bands of a plain ldv run of the same program."""
+        plain_r, plain, _ = self.profile("ldv_cross", heapprof="ldv,interval=0,ldv=precise")
+        out = hptest.out_table(plain_r.stdout)
+        void, drag, used = out["VOID"]   # "VOID n DRAG n USED n"
+        for bands, names in (("drag+void", ("DRAG", "VOID")), ("void", ("VOID",)),
+                             ("drag", ("DRAG",))):
+            with self.subTest(bands=bands):
+                r, hp, prof = self.profile("ldv_cross",
+                                           heapprof="ldv,interval=0,ldv=precise,bands=" + bands)
+                self.assertIn("by cost-centre stack (bands=", prof)
+                got = [s for _, s in hp.samples]
+                want = [s for _, s in plain.samples]
+                self.assertEqual(len(got), len(want))
+                for g, w in zip(got, want):
+                    self.assertEqual(sum(g.values()), sum(w.get(n, 0) for n in names), (g, w))
+                    self.assertLessEqual(set(g), {"make_void/main", "make_drag/main",
+                                                  "make_used/main"})
+                # The stacks: make_void's objects are VOID from their first
+                # census; make_drag's DRAG once read; make_used's DRAG only
+                # at the last census (read in every period).
+                last = [s for s in got if s][-1]
+                if "VOID" in names:
+                    self.assertEqual(last["make_void/main"], void)
+                    self.assertTrue(all(s.get("make_void/main") == void for s in got if s))
+                if "DRAG" in names:
+                    self.assertEqual((last["make_drag/main"], last["make_used/main"]),
+                                     (drag, used))
+                    self.assertEqual(sum(1 for s in got if "make_used/main" in s), 1)
+                else:
+                    self.assertNotIn("make_drag/main", last)
+        r = self.run_prog("ldv_cross", heapprof="ldv,bands=lag")
+        self.assertEqual(r.rc, 2)
+        self.assertIn("bands is drag, void or drag+void", r.stderr)
+
     def test_precise_is_exact(self):
         got, prof = self.truth_run("precise")
         self.assertEqual(got, expected_bands())

@@ -88,6 +88,10 @@ class Flags(unittest.TestCase):
             (["-hr", "--walk=components"], "retainer,walk=components"),
             (["--walk=depth"], "retainer,walk=depth"),
             (["--outputs=pprof+folded"], "outputs=pprof+folded"),
+            # GHC's -hc -hb<bands>: the biography's bands by stack.
+            (["-hc", "-hbdrag,void"], "ldv,bands=drag+void"),
+            (["-hbvoid", "-hc"], "ldv,bands=void"),
+            (["-hbdrag"], "ldv,bands=drag"),
             (["-hr", "--outputs=none"], "retainer,outputs=none"),
             (["--frames=call"], "frames=call"),
             (["-ho", "--noroot=retainers"], "roots,noroot=retainers"),
@@ -186,6 +190,12 @@ class Errors(unittest.TestCase):
                                             "of them")
         self.refused(["-hr", "--noroot=yes"], "--noroot applies to -ho (roots), not to -hr: "
                                               "drop one of them")
+        self.refused(["-hr", "-hbdrag"], "-hr and -hbdrag both given: the biography's bands "
+                     "can be crossed with cost-centre stacks (-hc) only, for now; use -hc "
+                     "-hbdrag,void")
+        self.refused(["-hc", "-hblag"], "-hblag: 'lag' cannot be crossed with stacks; "
+                     "-hb<bands> takes drag, void or drag,void (the bands known when an object "
+                     "dies), e.g. -hc -hbdrag,void")
         self.refused(["-ho", "--walk=depth"], "--walk applies to -hr (retainer), not to -ho: "
                                               "drop one of them")
 
