@@ -13,7 +13,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, outputs=all|none|csv+pprof+folded, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
-    "walk=auto|depth|components, " \
+    "walk=auto|depth|components, dominators=yes|no, " \
     "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
@@ -90,6 +90,9 @@ const char *hp_config_help(void)
 "              the retainer profile names it (NOROOT:(id)stack:main, ...)\n"
 "  walk=W      retainer sets by: auto (default), depth (from each root in\n"
 "              turn), components (strongly connected: each object once)\n"
+"  dominators=yes  retainer mode: the dominator tree at each census (walk by\n"
+"              components): what each object keeps alive alone, in the .prof\n"
+"              (at the census with the most live bytes)\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
 "              adaptive (default: right after the instruction, by single-\n"
 "              stepping it, until `repeat` faults on the page found no new\n"
@@ -241,6 +244,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': frames is function or call", s, n);
+            } else if (key_is(s, klen, "dominators")) {
+                if (key_is(v, vlen, "yes")) c->dominators = 1;
+                else if (key_is(v, vlen, "no")) c->dominators = 0;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': dominators is yes or no", s, n);
             } else if (key_is(s, klen, "bands")) {
                 /* drag, void, or both joined by '+' (GHC -hb<band,...>). */
                 int bits = 0;

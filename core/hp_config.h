@@ -59,6 +59,7 @@ typedef struct hp_config {
     char filter_rset[HP_FILTER_MAX];
     int noroot;           /* roots mode: bytes reachable from no named root: HP_NOROOT_* */
     int ret_walk;         /* retainer sets: HP_WALK_* */
+    int dominators;       /* retainer: retained sizes by the dominator tree */
 } hp_config;
 /* noroot=: leave them out, one NOROOT band, or NOROOT:<retainer set>. */
 enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };

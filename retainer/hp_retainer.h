@@ -46,6 +46,11 @@ void hp_retainer_census_done(double t);
 /* Does record r's retainer set (this census) hold a retainer whose name is
  * one of `names` ('+'-separated)? (the rset= filter) */
 int hp_retainer_set_matches(const hp_rec *r);
+/* dominators=yes: the dominator tree of a census (world stopped); kept
+ * as the .prof's RETAINED SIZES when the census has the most live bytes
+ * so far. */
+struct hp_scc_doms;
+void hp_retainer_dominators(const struct hp_scc_doms *d);
 /* A warning line into out when a census attributed under 95% of the live
  * bytes (the least such census). */
 void hp_retainer_warnings(hp_buf *out);

@@ -224,8 +224,17 @@ void hp_retainer_warnings(hp_buf *out)
                     "under retainer censuses, says what held it\n");
 }
 
+/* dominators=yes: the census whose tree RETAINED SIZES shows (its time
+ * comes with hp_retainer_census_done, after the walk). */
+static double dom_time;
+static int dom_fresh;
+
 void hp_retainer_census_done(double t)
 {
+    if (dom_fresh) {
+        dom_time = t;
+        dom_fresh = 0;
+    }
     hp_buf *b = &hp_ret_.prof_lines;
     hp_buf_fixed(b, t, 2);
     hp_buf_str(b, "  ");
@@ -356,6 +365,148 @@ void hp_retainer_closest(hp_closest *c)
     }
 }
 
+/* ---- dominators=yes: RETAINED SIZES, from the dominator tree of the
+ * census with the most live bytes (hp_trace_scc_sigsafe.c computes it).
+ * Two tables: the components hanging from the root (what each root-level
+ * object, or cycle, keeps alive alone), largest first; and per allocation
+ * stack, what its objects keep alive, each object counted once (a
+ * component whose dominator chain holds a component of the same stack is
+ * inside that one's figure). ---- */
+#define HP_DOM_TOP 20
+static hp_buf dom_text;
+static uint64_t dom_best, dom_objects;
+static hp_vec dom_kids_vec, dom_first_vec, dom_stackv_vec, dom_active_vec, dom_byst_vec,
+    dom_walk_vec;
+
+#include "retainer/hp_trace.h"
+
+static void dom_name(hp_buf *b, const hp_scc_doms *d, uint32_t c)
+{
+    uint32_t r = d->rep_rec[c];
+    size_t n;
+    hp_rec *recs = hp_shadow_table(&n);
+    if (r == UINT32_MAX || r >= n) hp_buf_str(b, "(objects heapprof does not track)");
+    else hp_buf_str(b, hp_names_full(hp_names_full_of(recs[r].ccs)));
+}
+
+void hp_retainer_dominators(const hp_scc_doms *d)
+{
+    uint32_t R = d->ncomp;
+    if (d->retained[R] < dom_best) return;
+    dom_best = d->retained[R];
+    if (!dom_text.vec.base && hp_buf_init(&dom_text, (size_t)1 << 30)) return;
+    hp_buf *b = &dom_text;
+    hp_buf_reset(b);
+    size_t nrec;
+    hp_rec *recs = hp_shadow_table(&nrec);
+    dom_objects = d->retained_objects[R];
+    dom_fresh = 1;   /* its census's time comes with hp_retainer_census_done */
+    hp_buf_str(b, "What each object under the root keeps alive alone, largest first\n"
+                  "   retained      objects    own bytes      objects  allocated at; held by\n");
+    /* The root's children, the HP_DOM_TOP largest. */
+    uint32_t top[HP_DOM_TOP];
+    int ntop = 0;
+    for (uint32_t c = 0; c < R; c++) {
+        if (d->idom[c] != R) continue;
+        int at = ntop;
+        while (at > 0 && d->retained[top[at - 1]] < d->retained[c]) at--;
+        if (at >= HP_DOM_TOP) continue;
+        if (ntop < HP_DOM_TOP) ntop++;
+        for (int k = ntop - 1; k > at; k--) top[k] = top[k - 1];
+        top[at] = c;
+    }
+    for (int k = 0; k < ntop; k++) {
+        uint32_t c = top[k];
+        hp_buf_u64w(b, d->retained[c], 11);
+        hp_buf_u64w(b, d->retained_objects[c], 13);
+        hp_buf_u64w(b, d->bytes[c], 13);
+        hp_buf_u64w(b, d->objects[c], 13);
+        hp_buf_str(b, "  ");
+        dom_name(b, d, c);
+        hp_buf_str(b, "; ");
+        hp_buf_str(b, hp_names_label(set_label(d->set[c])));
+        hp_buf_chr(b, '\n');
+    }
+    /* Per allocation stack: a walk of the dominator tree from the root,
+     * each stack's figure taken at its topmost components. */
+    size_t n = (size_t)R + 1;
+    if ((!dom_kids_vec.base && (hp_vec_reserve(&dom_kids_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_first_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_stackv_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_active_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_byst_vec, (size_t)1 << 33) ||
+                                hp_vec_reserve(&dom_walk_vec, (size_t)1 << 33))) ||
+        hp_vec_ensure(&dom_kids_vec, n * 4) || hp_vec_ensure(&dom_first_vec, (n + 1) * 4) ||
+        hp_vec_ensure(&dom_stackv_vec, n * 4) || hp_vec_ensure(&dom_walk_vec, n * 8))
+        return;
+    uint32_t *first = (uint32_t *)dom_first_vec.base, *kids = (uint32_t *)dom_kids_vec.base;
+    uint32_t *stk = (uint32_t *)dom_stackv_vec.base;
+    memset(first, 0, (n + 1) * 4);
+    for (uint32_t c = 0; c < R; c++) first[d->idom[c] + 1]++;
+    for (uint32_t c = 0; c < R + 1; c++) first[c + 1] += first[c];
+    uint32_t maxst = 0;
+    for (uint32_t c = 0; c < R; c++) {
+        uint32_t r = d->rep_rec[c];
+        stk[c] = r < nrec ? hp_names_full_of(recs[r].ccs) : UINT32_MAX;
+        if (stk[c] != UINT32_MAX && stk[c] + 1 > maxst) maxst = stk[c] + 1;
+    }
+    if (hp_vec_ensure(&dom_active_vec, (size_t)maxst * 4 + 4) ||
+        hp_vec_ensure(&dom_byst_vec, (size_t)maxst * 16 + 16))
+        return;
+    uint32_t *active = (uint32_t *)dom_active_vec.base;
+    uint64_t *byst = (uint64_t *)dom_byst_vec.base;   /* [stack][2]: bytes, objects */
+    memset(active, 0, (size_t)maxst * 4);
+    memset(byst, 0, (size_t)maxst * 16);
+    /* Place children: kids[first[p] ..] (a cursor per parent in walk). */
+    uint64_t *cursor = (uint64_t *)dom_walk_vec.base;
+    for (uint32_t c = 0; c <= R; c++) cursor[c] = first[c];
+    for (uint32_t c = 0; c < R; c++) kids[cursor[d->idom[c]]++] = c;
+    /* Iterative walk from the root: the walk stack (in cursor's memory,
+     * done with) holds components, pos[] each one's next child. */
+    uint32_t *wstack = (uint32_t *)dom_walk_vec.base;
+    size_t depth = 0;
+    static hp_vec pos_vec;
+    if ((!pos_vec.base && hp_vec_reserve(&pos_vec, (size_t)1 << 32)) ||
+        hp_vec_ensure(&pos_vec, n * 4))
+        return;
+    uint32_t *pos = (uint32_t *)pos_vec.base;
+    wstack[depth++] = R;
+    pos[R] = first[R];
+    while (depth) {
+        uint32_t c = wstack[depth - 1];
+        if (pos[c] < first[c + 1]) {
+            uint32_t k = kids[pos[c]++];
+            if (stk[k] != UINT32_MAX) {
+                if (!active[stk[k]]) {
+                    byst[2 * stk[k]] += d->retained[k];
+                    byst[2 * stk[k] + 1] += d->retained_objects[k];
+                }
+                active[stk[k]]++;
+            }
+            pos[k] = first[k];
+            wstack[depth++] = k;
+            continue;
+        }
+        depth--;
+        if (c != R && stk[c] != UINT32_MAX) active[stk[c]]--;
+    }
+    hp_buf_str(b, "\nWhat each allocation stack's objects keep alive (each object once: "
+                  "objects under others of their own stack are in those), largest first\n"
+                  "   retained      objects  cost-centre stack\n");
+    for (int shown = 0; shown < 50; shown++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t st = 0; st < maxst; st++)
+            if (byst[2 * st] && (best == UINT32_MAX || byst[2 * st] > byst[2 * best])) best = st;
+        if (best == UINT32_MAX) break;
+        hp_buf_u64w(b, byst[2 * best], 11);
+        hp_buf_u64w(b, byst[2 * best + 1], 13);
+        hp_buf_str(b, "  ");
+        hp_buf_str(b, hp_names_full(best));
+        hp_buf_chr(b, '\n');
+        byst[2 * best] = 0;
+    }
+}
+
 void hp_retainer_write_prof(int fd)
 {
     hp_buf out;
@@ -404,5 +555,21 @@ void hp_retainer_write_prof(int fd)
     hp_buf_str(&out, hp_rt.cfg.ret_walk == HP_WALK_DEPTH ? "depth"
                      : hp_rt.cfg.ret_walk == HP_WALK_SCC ? "components" : "auto");
     hp_buf_str(&out, ")\n");
+    if (hp_rt.cfg.dominators) {
+        if (dom_text.len) {
+            hp_buf_str(&out, "\nRETAINED SIZES (dominators=yes: the dominator tree of the "
+                             "census at ");
+            hp_buf_fixed(&out, dom_time, 2);
+            hp_buf_str(&out, " s, the one with the most bytes reached: ");
+            hp_buf_u64(&out, dom_best);
+            hp_buf_str(&out, " bytes in ");
+            hp_buf_u64(&out, dom_objects);
+            hp_buf_str(&out, " objects; every root, uncollectable object and retainer hangs "
+                             "from one root; the objects of a cycle retain as one)\n\n");
+            hp_buf_put(&out, hp_buf_cstr(&dom_text), dom_text.len);
+        }
+        else hp_buf_str(&out, "\nRETAINED SIZES (dominators=yes): no census walked the heap "
+                              "by components\n");
+    }
     hp_buf_write(&out, fd);
 }

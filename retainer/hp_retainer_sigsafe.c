@@ -120,6 +120,14 @@ static const hp_trace_scc_ops scc_ops = {
     .set_union = hp_ret_set_union,
     .set_size = scc_set_size,
 };
+static const hp_trace_scc_ops scc_dom_ops = {
+    .is_retainer = scc_is_retainer,
+    .retainer_set = scc_retainer_set,
+    .empty_set = hp_ret_set_empty,
+    .set_union = hp_ret_set_union,
+    .set_size = scc_set_size,
+    .dominators = hp_retainer_dominators,
+};
 
 /* Which walk this census (walk=, hp_retainer.h): a root's words or object
  * go to it. */
@@ -204,13 +212,13 @@ static void traverse(uint64_t mark_ns, int rest)
      * few roots (cheapest then), by components once the last census's
      * depth-first walk visited objects more than twice each on average;
      * back when the components' sets average at most 1.5 members. */
-    use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC ||
+    use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC || hp_rt.cfg.dominators ||
                         (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc));
     hp_trace_set_merge(0);
     if (rest) {
         if (hp_trace_again(rest_visit) != 0) return;
     } else if (hp_trace_begin(use_scc ? NULL : retain_visit) != 0 ||
-               (use_scc && hp_trace_scc_begin(&scc_ops) != 0)) {
+               (use_scc && hp_trace_scc_begin(hp_rt.cfg.dominators ? &scc_dom_ops : &scc_ops) != 0)) {
         return;
     }
     int all_interior = hp_real.GC_get_all_interior_pointers

@@ -82,12 +82,27 @@ hp_trace_stats hp_trace_end(size_t *indexed);
  * scanned twice however many roots reach it. Sets are the client's
  * (interned ids): the client says which records are retainers and what
  * set a retainer passes on. */
+/* The dominator tree of the components (when hp_trace_scc_ops.dominators
+ * is set): for component c (0 .. ncomp-1; ncomp is the one root above
+ * every root and retainer), its immediate dominator idom[c], its objects'
+ * bytes and count, what it retains (itself and every component it
+ * dominates), a representative node's record (rep_rec[c], or UINT32_MAX
+ * for an untracked object) and its retainer set (set[c]). */
+typedef struct hp_scc_doms {
+    uint32_t ncomp;
+    const uint32_t *idom, *rep_rec, *set;
+    const uint64_t *bytes, *objects, *retained, *retained_objects;
+} hp_scc_doms;
+
 typedef struct hp_trace_scc_ops {
     int (*is_retainer)(const hp_rec *r);        /* r is NULL for an untracked object */
     uint32_t (*retainer_set)(const hp_rec *r);  /* what a retainer passes on */
     uint32_t (*empty_set)(void);
     uint32_t (*set_union)(uint32_t a, uint32_t b);
     uint32_t (*set_size)(uint32_t s);
+    /* When set, the dominator tree is computed and given to it (world
+     * stopped, lock held) before hp_trace_scc_end returns. */
+    void (*dominators)(const hp_scc_doms *d);
 } hp_trace_scc_ops;
 int hp_trace_scc_begin(const hp_trace_scc_ops *ops);
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set);

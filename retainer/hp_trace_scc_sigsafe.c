@@ -256,6 +256,96 @@ int hp_trace_scc_object(uintptr_t base, uint32_t set)
     return 0;
 }
 
+/* ---- The dominator tree of the components (Cooper, Harvey and Kennedy's
+ * "A Simple, Fast Dominance Algorithm", on a DAG: one pass in topological
+ * order suffices, as every predecessor of a component is final before
+ * it). The graph is the components' (a component's objects reach each
+ * other, so they retain or are retained together); its root R, numbered
+ * ncomp, points at every component a root range, root object or retainer
+ * injected into. Components are numbered as Tarjan completed them, so a
+ * predecessor has a higher number than its successors, R the highest; the
+ * "intersect" walk climbs idom towards higher numbers. Retained sizes are
+ * then summed from the leaves up (increasing number). ---- */
+static hp_vec dom_idom_vec, dom_rep_vec, dom_bytes_vec, dom_objs_vec, dom_ret_vec,
+    dom_reto_vec;
+
+static uint32_t intersect(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (a < b) a = idom[a];
+        while (b < a) b = idom[b];
+    }
+    return a;
+}
+
+static void dominators(void)
+{
+    uint32_t R = ncomp, none = UINT32_MAX;
+    size_t n = (size_t)ncomp + 1;
+    if ((!dom_idom_vec.base && (hp_vec_reserve(&dom_idom_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_rep_vec, (size_t)1 << 32) ||
+                                hp_vec_reserve(&dom_bytes_vec, (size_t)1 << 33) ||
+                                hp_vec_reserve(&dom_objs_vec, (size_t)1 << 33) ||
+                                hp_vec_reserve(&dom_ret_vec, (size_t)1 << 33) ||
+                                hp_vec_reserve(&dom_reto_vec, (size_t)1 << 33))) ||
+        hp_vec_ensure(&dom_idom_vec, n * 4) || hp_vec_ensure(&dom_rep_vec, n * 4) ||
+        hp_vec_ensure(&dom_bytes_vec, n * 8) || hp_vec_ensure(&dom_objs_vec, n * 8) ||
+        hp_vec_ensure(&dom_ret_vec, n * 8) || hp_vec_ensure(&dom_reto_vec, n * 8))
+        return;
+    uint32_t *idom = (uint32_t *)dom_idom_vec.base, *rep = (uint32_t *)dom_rep_vec.base;
+    uint64_t *bytes = (uint64_t *)dom_bytes_vec.base, *objs = (uint64_t *)dom_objs_vec.base;
+    uint64_t *ret = (uint64_t *)dom_ret_vec.base, *reto = (uint64_t *)dom_reto_vec.base;
+    for (uint32_t c = 0; c <= R; c++) {
+        idom[c] = none;
+        bytes[c] = objs[c] = 0;
+        rep[c] = UINT32_MAX;
+    }
+    idom[R] = R;
+    /* Sizes, and a representative record, per component. */
+    for (uint32_t c = 0; c < ncomp; c++) {
+        for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
+            uint32_t node = order[k].node;
+            objs[c]++;
+            if (node < nrecs) {
+                bytes[c] += recs[node].granted;
+                if (rep[c] == UINT32_MAX || recs[node].granted > recs[rep[c]].granted)
+                    rep[c] = node;
+            } else {
+                const hp_tentry *e = hp_trace_lookup(ubase[node - nrecs]);
+                if (e) bytes[c] += e->size & ~(uintptr_t)1;
+            }
+        }
+    }
+    /* R's edges: every injection. */
+    for (uint64_t i = 0; i < ninject; i++) {
+        uint32_t d = nd[injects[i].node].comp;
+        idom[d] = idom[d] == none ? R : intersect(idom, idom[d], R);
+    }
+    /* Then every component in topological order (decreasing number). */
+    for (uint32_t c = ncomp; c-- > 0;) {
+        if (idom[c] == none) idom[c] = R;   /* (reached only as an injection target) */
+        for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
+            const uint32_t *e = edges + order[k].eoff;
+            for (uint32_t j = 0; j < order[k].ecnt; j++) {
+                uint32_t d = e[j];
+                if (d == HP_SCC_INSIDE || d == c) continue;
+                idom[d] = idom[d] == none ? c : intersect(idom, idom[d], c);
+            }
+        }
+    }
+    /* Retained: each component and all it dominates, leaves first. */
+    for (uint32_t c = 0; c <= R; c++) {
+        ret[c] = bytes[c];
+        reto[c] = objs[c];
+    }
+    for (uint32_t c = 0; c < ncomp; c++) {
+        ret[idom[c]] += ret[c];
+        reto[idom[c]] += reto[c];
+    }
+    hp_scc_doms d = {ncomp, idom, rep, comp_set, bytes, objs, ret, reto};
+    ops.dominators(&d);
+}
+
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
     /* Targets of retainers reached after their own walk began. */
@@ -295,6 +385,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
         }
     }
     st.untracked = nnodes - (uint32_t)nrecs;
+    if (ops.dominators) dominators();
     return st;
 }
 /* ---- end of world-stopped code ---- */

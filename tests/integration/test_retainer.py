@@ -157,6 +157,37 @@ class Retainer(hptest.ProfileTest):
         # Nothing is held by the stack or static data alone.
         self.assertEqual(held_by(lambda x: x.startswith("uncoll:")), sum(last.values()))
 
+    def test_retained_sizes(self):
+        """dominators=yes: the dominator tree of the census with the most
+        bytes reached (tests/progs/retained.c, whose tree is known): what
+        each object under the root keeps alive alone, and per allocation
+        stack with nested objects counted once, exactly."""
+        r, hp, prof = self.profile("retained", heapprof="retainer,interval=0,dominators=yes")
+        want_top, want_stack = {}, {}
+        for line in r.stdout.splitlines():
+            w = line.split()
+            (want_top if w[0] == "TOP" else want_stack)[w[1]] = (int(w[2]), int(w[3]))
+        part = prof.split("\nRETAINED SIZES (dominators=yes", 1)[1]
+        top_txt, stack_txt = part.split("What each allocation stack", 1)
+        top = {}
+        for m in re.finditer(r"^\s+(\d+)\s+(\d+)\s+\d+\s+\d+  (\S+); (.*)$", top_txt, re.M):
+            top.setdefault(m.group(3), []).append((int(m.group(1)), int(m.group(2)),
+                                                    m.group(4)))
+        self.assertEqual([t[:2] for t in top["make_list/build/main"]], [want_top["list"]])
+        self.assertTrue(top["make_list/build/main"][0][2].endswith("g_list"))
+        self.assertEqual([t[:2] for t in top["make_shared/build/main"]], [want_top["shared"]])
+        self.assertTrue(top["make_shared/build/main"][0][2].endswith("g_a,g_b"))
+        self.assertEqual([t[:2] for t in top["make_holder/build/main"]], [want_top["holder"]])
+        self.assertEqual([t[:2] for t in top["make_leaf/build/main"]], [want_top["leaf"]])
+        stacks = {m.group(3): (int(m.group(1)), int(m.group(2))) for m in re.finditer(
+            r"^\s+(\d+)\s+(\d+)  (\S+)$", stack_txt, re.M)}
+        for name, want in want_stack.items():
+            self.assertEqual(stacks[name + "/build/main"], want, name)
+        # Largest first in both tables.
+        tops = [int(x) for x in re.findall(r"^\s+(\d+)\s+\d+\s+\d+\s+\d+  ", top_txt, re.M)]
+        self.assertEqual(tops, sorted(tops, reverse=True))
+        self.assertEqual(list(stacks.values()), sorted(stacks.values(), reverse=True))
+
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.

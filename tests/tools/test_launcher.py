@@ -87,6 +87,7 @@ class Flags(unittest.TestCase):
              "ldv,syscalls=wrappers,checkpoint=off"),
             (["-hr", "--walk=components"], "retainer,walk=components"),
             (["--walk=depth"], "retainer,walk=depth"),
+            (["--dominators=yes"], "retainer,dominators=yes"),
             (["--outputs=pprof+folded"], "outputs=pprof+folded"),
             # GHC's -hc -hb<bands>: the biography's bands by stack.
             (["-hc", "-hbdrag,void"], "ldv,bands=drag+void"),
