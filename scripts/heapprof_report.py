@@ -2084,7 +2084,8 @@ def main(argv=None, prog=PROG):
         return fail(f"{prog}: cannot write {out}: {e.strerror}; choose another place "
                     "with -o OUT.html")
     peak = data["peak"]
-    what = f'{data["nSamples"]} samples, {data["nLabels"]} bands'
+    ns, nl = data["nSamples"], data["nLabels"]
+    what = f'{ns} sample{"" if ns == 1 else "s"}, {nl} band{"" if nl == 1 else "s"}'
     if data["nSamples"]:
         what += f', peak {human(peak["bytes"], data["valueUnit"])} at {peak["time"]:.3f} s'
     print(f"{prog}: wrote {os.path.abspath(out)} ({what}"
