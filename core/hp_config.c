@@ -172,6 +172,24 @@ static int key_is(const char *tok, size_t klen, const char *key)
     return strlen(key) == klen && memcmp(tok, key, klen) == 0;
 }
 
+/* The bits of a '+'-separated list of names (names[i] gives bits[i]), or
+ * -1 when a part is empty or names nothing. */
+static int plus_list(const char *v, size_t vlen, const char *const *names, const int *bits,
+                     int n)
+{
+    int out = 0;
+    for (size_t at = 0; at <= vlen;) {
+        size_t k = at;
+        while (k < vlen && v[k] != '+') k++;
+        int i = 0;
+        while (i < n && !key_is(v + at, k - at, names[i])) i++;
+        if (i == n) return -1;
+        out |= bits[i];
+        at = k + 1;
+    }
+    return out;
+}
+
 int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
 {
     hp_config_defaults(c);
@@ -251,37 +269,26 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                         "bad value in HEAPPROF option '%s': dominators is yes or no", s, n);
             } else if (key_is(s, klen, "bands")) {
                 /* drag, void, or both joined by '+' (GHC -hb<band,...>). */
-                int bits = 0;
-                for (size_t at = 0; at <= vlen;) {
-                    size_t k = at;
-                    while (k < vlen && v[k] != '+') k++;
-                    if (key_is(v + at, k - at, "drag")) bits |= HP_BAND_DRAG;
-                    else if (key_is(v + at, k - at, "void")) bits |= HP_BAND_VOID;
-                    else return set_err(err, errlen,
+                static const char *const names[] = {"drag", "void"};
+                static const int bits_of[] = {HP_BAND_DRAG, HP_BAND_VOID};
+                int bits = plus_list(v, vlen, names, bits_of, 2);
+                if (bits < 0)
+                    return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': bands is drag, void or "
                         "drag+void (the bands known when an object dies; lag, use and "
                         "inherent_use cannot be crossed with stacks yet)", s, n);
-                    at = k + 1;
-                }
                 c->ldv_bands = bits;
             } else if (key_is(s, klen, "outputs")) {
                 /* all, none, or '+'-separated: csv, pprof, folded. */
-                int bits = 0;
-                if (key_is(v, vlen, "all")) bits = HP_OUTPUT_ALL;
-                else if (!key_is(v, vlen, "none")) {
-                    for (size_t at = 0; at < vlen;) {
-                        size_t k = at;
-                        while (k < vlen && v[k] != '+') k++;
-                        if (key_is(v + at, k - at, "csv")) bits |= HP_OUTPUT_CSV;
-                        else if (key_is(v + at, k - at, "pprof")) bits |= HP_OUTPUT_PPROF;
-                        else if (key_is(v + at, k - at, "folded")) bits |= HP_OUTPUT_FOLDED;
-                        else return set_err(err, errlen,
-                            "bad value in HEAPPROF option '%s': outputs is all, none, or "
-                            "files joined by '+' among csv, pprof and folded (PROG.hp and "
-                            "PROG.prof are always written)", s, n);
-                        at = k + 1;
-                    }
-                }
+                static const char *const names[] = {"csv", "pprof", "folded"};
+                static const int bits_of[] = {HP_OUTPUT_CSV, HP_OUTPUT_PPROF, HP_OUTPUT_FOLDED};
+                int bits = key_is(v, vlen, "all") ? HP_OUTPUT_ALL
+                           : key_is(v, vlen, "none") ? 0 : plus_list(v, vlen, names, bits_of, 3);
+                if (bits < 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': outputs is all, none, or "
+                        "files joined by '+' among csv, pprof and folded (PROG.hp and "
+                        "PROG.prof are always written)", s, n);
                 c->outputs = bits;
             } else if (key_is(s, klen, "report")) {
                 if (key_is(v, vlen, "off")) c->report = 0;

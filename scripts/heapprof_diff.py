@@ -31,7 +31,8 @@ except ImportError:         # imported by path, from another directory
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import heapprof_report as R
 
-from heapprof_report import esc, human, json_for_script, parse_hp, parse_prof  # noqa: E402
+from heapprof_report import (CHART_HELPERS_JS, esc, human, json_for_script, parse_hp,  # noqa: E402
+                             parse_prof)
 
 PROG = "heapprof diff"
 ALLOC_TITLE = "allocation by cost-centre stack"
@@ -544,6 +545,7 @@ def render_page(data, old, new, old_side, new_side, warnings):
               "@BANDS_TABLE@": bands_table,
               "@ALLOC@": alloc_html,
               "@PPROF@": pprof_html,
+              "@CHART_HELPERS@": CHART_HELPERS_JS,
               "@DATA@": json_for_script(data)}
     return re.sub(r"@[A-Z_]+@", lambda m: values.get(m.group(0), m.group(0)), PAGE)
 
@@ -682,41 +684,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   const geoms = runs.map(() => null);
   let hotBand = -1;
 
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(NS, name);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function grouped(v) { return Math.round(v).toLocaleString("en-US"); }
-  function human(v) {
-    if (!bytesUnit) return grouped(v) + " " + D.valueUnit;
-    const u = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
-    for (const [name, f] of u) if (v >= f) return (v / f).toFixed(2) + " " + name;
-    return grouped(v) + " bytes";
-  }
-  function fullValue(v) {
-    return bytesUnit ? grouped(v) + " bytes" + (v >= 1024 ? " (" + human(v) + ")" : "")
-                     : grouped(v) + " " + D.valueUnit;
-  }
-  function niceStep(range, count) {
-    const raw = range / Math.max(count, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
-    const m = raw / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
-  }
-  function yUnit(max) {
-    if (!bytesUnit) return ["", 1];
-    if (max >= 1073741824) return ["GiB", 1073741824];
-    if (max >= 1048576) return ["MiB", 1048576];
-    if (max >= 1024) return ["KiB", 1024];
-    return ["bytes", 1];
-  }
-  function decimals(step) {
-    let d = 0;
-    while (d < 6 && Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) > 1e-6) d++;
-    return d;
-  }
-  function fmtTick(v, step) { return String(+v.toFixed(decimals(step))); }
+@CHART_HELPERS@
 
   function stackTops(run) {
     // cum[b][i]: top of band b at sample i of the run (visible bands only add height).

@@ -972,9 +972,9 @@ def flame_data(tree):
         for c in n["children"].values():
             visit(c)
     visit(tree)
-    todo = [(tree, -1)]
-    while todo:
-        n, parent = todo.pop()
+    pending = [(tree, -1)]
+    while pending:
+        n, parent = pending.pop()
         f = -1
         if parent >= 0:
             f = func_index.get(n["name"])
@@ -995,7 +995,7 @@ def flame_data(tree):
         nodes.append([parent, f, n["bytes"], n["live"], src, n["stacks"]])
         kids = sorted(n["children"].values(), key=lambda c: (-c["bytes"], c["name"]))
         for c in reversed(kids):
-            todo.append((c, me))
+            pending.append((c, me))
     return {"funcs": funcs, "srcs": srcs, "nodes": nodes, "stacks": tree["stacks"]}
 
 
@@ -1381,11 +1381,57 @@ def render_page(data, prof):
                        ("@FLAME@", flame_section(data)),
                        ("@NBANDS@", str(data["nLabels"])),
                        ("@PROF@", prof_html),
+                       ("@CHART_HELPERS@", CHART_HELPERS_JS),
                        ("@DATA@", json_for_script(data))):
         values[key] = value
     # In one pass: a value that happens to contain '@DATA@' stays as it is.
     return re.sub(r"@[A-Z_]+@", lambda m: values.get(m.group(0), m.group(0)), PAGE)
 
+
+
+# The chart's JavaScript helpers, shared by this page and heapprof diff's
+# (scripts/heapprof_diff.py): SVG elements, byte formatting, axis steps and
+# tick labels. They read the page's `D`, `NS` and `bytesUnit`.
+CHART_HELPERS_JS = r"""  function el(name, attrs, parent) {
+    const e = document.createElementNS(NS, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function grouped(v) { return Math.round(v).toLocaleString("en-US"); }
+  function human(v) {
+    if (!bytesUnit) return grouped(v) + " " + D.valueUnit;
+    const u = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
+    for (const [name, f] of u) if (v >= f) return (v / f).toFixed(2) + " " + name;
+    return grouped(v) + " bytes";
+  }
+  function fullValue(v) {
+    return bytesUnit ? grouped(v) + " bytes" + (v >= 1024 ? " (" + human(v) + ")" : "")
+                     : grouped(v) + " " + D.valueUnit;
+  }
+  function niceStep(range, count) {
+    const raw = range / Math.max(count, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+  }
+  function yUnit(max) {
+    if (!bytesUnit) return ["", 1];
+    if (max >= 1073741824) return ["GiB", 1073741824];
+    if (max >= 1048576) return ["MiB", 1048576];
+    if (max >= 1024) return ["KiB", 1024];
+    return ["bytes", 1];
+  }
+  function decimals(step) {
+    // As many decimals as the step needs: 2.5 one, 0.25 two, 5 none.
+    let d = 0;
+    while (d < 6 && Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) > 1e-6) d++;
+    return d;
+  }
+  function fmtTick(v, step) {
+    // The value at the tick, to the step's decimals, without trailing zeros
+    // (0, 2.5, 5, 7.5; 0.25, 0.5, 0.75, 1).
+    return String(+v.toFixed(decimals(step)));
+  }"""
 
 PAGE = r"""<!DOCTYPE html>
 <html lang="en">
@@ -1551,46 +1597,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
   const bytesUnit = D.valueUnit === "bytes";
   let geom = null, hotBand = -1;
 
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(NS, name);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function grouped(v) { return Math.round(v).toLocaleString("en-US"); }
-  function human(v) {
-    if (!bytesUnit) return grouped(v) + " " + D.valueUnit;
-    const u = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
-    for (const [name, f] of u) if (v >= f) return (v / f).toFixed(2) + " " + name;
-    return grouped(v) + " bytes";
-  }
-  function fullValue(v) {
-    return bytesUnit ? grouped(v) + " bytes" + (v >= 1024 ? " (" + human(v) + ")" : "")
-                     : grouped(v) + " " + D.valueUnit;
-  }
-  function niceStep(range, count) {
-    const raw = range / Math.max(count, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
-    const m = raw / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
-  }
-  function yUnit(max) {
-    if (!bytesUnit) return ["", 1];
-    if (max >= 1073741824) return ["GiB", 1073741824];
-    if (max >= 1048576) return ["MiB", 1048576];
-    if (max >= 1024) return ["KiB", 1024];
-    return ["bytes", 1];
-  }
-  function decimals(step) {
-    // As many decimals as the step needs: 2.5 one, 0.25 two, 5 none.
-    let d = 0;
-    while (d < 6 && Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) > 1e-6) d++;
-    return d;
-  }
-  function fmtTick(v, step) {
-    // The value at the tick, to the step's decimals, without trailing zeros
-    // (0, 2.5, 5, 7.5; 0.25, 0.5, 0.75, 1).
-    return String(+v.toFixed(decimals(step)));
-  }
+@CHART_HELPERS@
 
   function stackTops() {
     // cum[b][i]: top of band b at sample i (visible bands only add height).
@@ -1886,15 +1893,15 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
       for (let a = zoom.parent >= 0 ? nodes[zoom.parent] : null; a; a = a.parent >= 0 ? nodes[a.parent] : null)
         put(a, 0, W, a === root ? " root anc" : " anc");
       let narrow = 0, drawn = 0;
-      const todo = [[zoom, 0]];
-      while (todo.length) {
-        const [nd, x] = todo.pop();
+      const pending = [[zoom, 0]];
+      while (pending.length) {
+        const [nd, x] = pending.pop();
         put(nd, x, nd.v[w] * scale, (nd === root ? " root" : "") + (nd === zoom ? " zoomed" : ""));
         drawn++;
         let cx = x;
         for (const k of kidsOf(nd)) {
           const kw = k.v[w] * scale;
-          if (kw >= 1) todo.push([k, cx]);
+          if (kw >= 1) pending.push([k, cx]);
           else {
             // Not drawn, nor what is under it: counted in the status line.
             const more = [k];
