@@ -14,7 +14,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, dominators=yes|no, " \
-    "ldv=adaptive|page|precise, repeat=N, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
+    "ldv=adaptive|page|precise, repeat=N, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -31,6 +31,7 @@ void hp_config_defaults(hp_config *c)
     c->ldv_repeat = 1;
     c->ldv_syscalls = 1;
     c->checkpoint = 1;
+    c->ldv_budget = 0.1;
     c->outputs = HP_OUTPUT_ALL;
 }
 
@@ -94,9 +95,9 @@ const char *hp_config_help(void)
 "              components): what each object keeps alive alone, in the .prof\n"
 "              (at the census with the most live bytes)\n"
 "  ldv=P       mode ldv: when a page opened by an access is protected again:\n"
-"              adaptive (default: right after the instruction, by single-\n"
-"              stepping it, until `repeat` faults on the page found no new\n"
-"              use; then at the next collection), page (at the next\n"
+"              adaptive (default: right after the instruction while new uses\n"
+"              of older objects on the page pay for the faults, within\n"
+"              `budget`; then at the next collection), page (at the next\n"
 "              collection: cheapest, misses later uses of other objects on\n"
 "              an opened page) or precise (always after the instruction:\n"
 "              exact, slow)\n"
@@ -105,6 +106,8 @@ const char *hp_config_help(void)
 "              themselves (GHC -hc -hbdrag,void)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
 "              open until the next collection, 1-999999 (default 1)\n"
+"  budget=X    ldv=adaptive: fault-handler time for exact re-arming, 0.5 s\n"
+"              plus X times the program's own time (default 0.1; 0: off)\n"
 "  syscalls=S  mode ldv: how system calls given a buffer on a protected page\n"
 "              are seen: dispatch (default: every call, by syscall user\n"
 "              dispatch, Linux 5.11+) or wrappers (only the C library calls\n"
@@ -379,6 +382,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': repeat takes a whole number "
                         "from 1 to 999999", s, n);
+            } else if (key_is(s, klen, "budget")) {
+                if (parse_seconds(v, vlen, &c->ldv_budget) != 0 || c->ldv_budget > 1000)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': budget takes a multiple of the "
+                        "program's own time such as 1 or 0.5, from 0 to 1000", s, n);
             } else if (key_is(s, klen, "checkpoint")) {
                 if (key_is(v, vlen, "off")) c->checkpoint = -1;
                 else if (parse_seconds(v, vlen, &c->checkpoint) != 0)

@@ -42,6 +42,9 @@ typedef struct hp_config {
                              0: the biography's own bands */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
+    double ldv_budget;    /* ldv=adaptive: profiler time allowed for exact
+                             re-arming, a multiple of the program's own time
+                             (past the first second) */
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
                              (syscalls=dispatch, the default); 0: only the
                              interposed C library calls (syscalls=wrappers) */

@@ -17,6 +17,7 @@ typedef struct hp_runtime {
     _Atomic int attached;         /* collector hooks installed: recording on */
     uint64_t start_ns;            /* CLOCK_MONOTONIC at start (or at fork) */
     _Atomic uint64_t excluded_ns; /* time spent inside the profiler */
+    _Atomic uint64_t handler_ns;  /* the part of it in fault handlers */
     _Atomic uint32_t period;      /* census period: censuses taken so far */
     pid_t pid;
     int forked_child;             /* this process is a fork of a profiled one */
@@ -50,6 +51,9 @@ uint64_t hp_rt_exclude_since(uint64_t t0);
 void hp_rt_exclude(uint64_t ns);
 /* A fault handler of heapprof's begins / ends on this thread: the time in
  * between is profiler time (counted once however many threads are in one). */
+/* CLOCK_MONOTONIC by a system call from heapprof's text (safe inside the
+ * fault handler while system call dispatch is armed). */
+uint64_t hp_rt_raw_mono_ns(void);
 void hp_rt_handler_enter(void);
 void hp_rt_handler_leave(void);
 /* What the kernel spends on a fault before the handler runs, and after. */

@@ -49,7 +49,7 @@ static uint64_t fault_cost_ns;   /* the kernel's part of a fault, before the han
 /* CLOCK_MONOTONIC by a system call from heapprof's own text: the vDSO's
  * clock_gettime may fall back to a system call of its own, which system
  * call dispatch (mode ldv) would trap inside heapprof's fault handler. */
-static uint64_t raw_mono_ns(void)
+uint64_t hp_rt_raw_mono_ns(void)
 {
     struct timespec ts;
     hp_sys_raw6(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0);
@@ -61,14 +61,17 @@ void hp_rt_set_fault_cost(uint64_t ns) { fault_cost_ns = ns; }
 void hp_rt_handler_enter(void)
 {
     if (atomic_fetch_add(&in_handlers, 1) == 0)
-        atomic_store(&handlers_since, raw_mono_ns() - fault_cost_ns);
+        atomic_store(&handlers_since, hp_rt_raw_mono_ns() - fault_cost_ns);
 }
 
 void hp_rt_handler_leave(void)
 {
     if (atomic_fetch_sub(&in_handlers, 1) != 1) return;
-    uint64_t t0 = atomic_load(&handlers_since), now = raw_mono_ns();
-    if (now > t0) atomic_fetch_add(&hp_rt.excluded_ns, now - t0);
+    uint64_t t0 = atomic_load(&handlers_since), now = hp_rt_raw_mono_ns();
+    if (now > t0) {
+        atomic_fetch_add(&hp_rt.excluded_ns, now - t0);
+        atomic_fetch_add_explicit(&hp_rt.handler_ns, now - t0, memory_order_relaxed);
+    }
 }
 
 uint64_t hp_rt_exclude_since(uint64_t t0)

@@ -165,7 +165,7 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
             if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
                 __atomic_fetch_and(&r->flags, (uint8_t)~HP_REC_UNWATCHED, __ATOMIC_RELAXED);
-            return 1;
+            return r->birth + 2 <= period ? 2 : 1;
         }
     }
     return 0;
@@ -455,6 +455,8 @@ void hp_ldv_write_prof(int fd)
     if (hp_ldv.repeat) {
         hp_buf_str(&out, ", repeat=");
         hp_buf_u64(&out, hp_ldv.repeat);
+        hp_buf_str(&out, ", budget=");
+        hp_buf_fixed(&out, hp_ldv.budget_ratio, 2);
     }
     hp_buf_str(&out, ")\n");
     if (hp_rt.cfg.ldv_bands) {
@@ -479,6 +481,17 @@ void hp_ldv_write_prof(int fd)
     line_u64("  faults initialising new objects", atomic_load(&hp_ldv.init_faults));
     line_u64("  faults on objects made since the pass, or free memory", atomic_load(&hp_ldv.free_faults));
     line_u64("  pages left open, nothing to learn", atomic_load(&hp_ldv.settled_opens));
+    if (hp_ldv.repeat) {
+        uint64_t first = atomic_load(&hp_ldv.budget_first_ns);
+        if (first) {
+            hp_buf_str(&out, "  past the budget first at (s)     ");
+            hp_buf_fixed(&out, (double)first / 1e9, 3);
+            hp_buf_chr(&out, '\n');
+        } else {
+            hp_buf_str(&out, "  past the budget first at (s)     never\n");
+        }
+        line_u64("  pages left open past the budget", atomic_load(&hp_ldv.budget_opens));
+    }
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
     line_u64("  emulated without opening the page", hp_ldv_peek_.peeks);

@@ -72,6 +72,35 @@ uint64_t hp_ldv_flags_and(uint64_t a, uint64_t b, int size)
     return result_flags(a & b & mask_of(size), size);   /* CF = OF = 0; AF undefined: 0 */
 }
 
+static uint64_t flags_add(uint64_t a, uint64_t b, int size)
+{
+    uint64_t m = mask_of(size);
+    a &= m;
+    b &= m;
+    uint64_t res = (a + b) & m;
+    uint64_t f = result_flags(res, size);
+    if (res < a) f |= FL_CF;
+    if (((a ^ res) & (b ^ res)) >> (size * 8 - 1) & 1) f |= FL_OF;
+    if ((a ^ b ^ res) & 0x10) f |= FL_AF;
+    return f;
+}
+
+/* ADD, OR, AND, SUB, XOR (the ALU operation numbers 0, 1, 4, 5, 6 of the
+ * opcode map and of the group-1 /digit): the result in *res, the flags as
+ * the CPU leaves them (logical operations: CF = OF = 0, AF undefined,
+ * left 0 as the CPU does). */
+static uint64_t alu(int opn, uint64_t a, uint64_t b, int size, uint64_t *res)
+{
+    switch (opn) {
+    case 0: *res = a + b; return flags_add(a, b, size);
+    case 5: *res = a - b; return hp_ldv_flags_sub(a, b, size);
+    case 1: *res = a | b; break;
+    case 4: *res = a & b; break;
+    default: *res = a ^ b; break;
+    }
+    return result_flags(*res & mask_of(size), size);
+}
+
 /* The memory operand: read or written in place (the page is open), or
  * through the descriptor `fd` on /proc/self/mem, which reaches a protected
  * page without opening it (hp_ldv_peek_sigsafe.c). 0, or -1 when the
@@ -152,7 +181,8 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
     }
     int size = (rex & 8) ? 8 : osz16 ? 2 : 4;   /* operand size of the non-byte forms */
     enum { LOAD, STORE, STORE_IMM, MOVZX, MOVSX, CMP_RM_REG, CMP_REG_RM, CMP_IMM, TEST_REG,
-           TEST_IMM } kind;
+           TEST_IMM, ALU_REG_RM, ALU_RM_REG, ALU_RM_IMM } kind;
+    int opn = 0;           /* ALU operation: 0 add, 1 or, 4 and, 5 sub, 6 xor */
     int msize = size;      /* size of the memory operand */
     int imm_size = 0;      /* bytes of immediate after the operand */
     int byte_reg = 0;      /* the register operand is 8-bit */
@@ -176,7 +206,21 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
         case 0x84: kind = TEST_REG; msize = 1; byte_reg = 1; break;
         case 0xf7: kind = TEST_IMM; imm_size = size == 2 ? 2 : 4; break;
         case 0xf6: kind = TEST_IMM; msize = 1; imm_size = 1; break;
-        default: return 0;
+        default:
+            /* op r, r/m (03 0b 23 2b 33; byte forms one less) and
+             * op r/m, r (01 09 21 29 31; byte forms one less). */
+            if (op < 0x40 && (op & 7) <= 3 && ((op >> 3) == 0 || (op >> 3) == 1 ||
+                                               (op >> 3) == 4 || (op >> 3) == 5 ||
+                                               (op >> 3) == 6)) {
+                opn = op >> 3;
+                kind = (op & 2) ? ALU_REG_RM : ALU_RM_REG;
+                if (!(op & 1)) {
+                    msize = 1;
+                    byte_reg = 1;
+                }
+                break;
+            }
+            return 0;
         }
     } else {
         switch (op) {
@@ -194,11 +238,17 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
     if (mod == 3) return 0;   /* a register operand: this did not fault */
     /* The /digit of the group opcodes: only MOV (/0), CMP (/7), TEST (/0). */
     if (kind == STORE_IMM && (reg & 7) != 0) return 0;
-    if (kind == CMP_IMM && (reg & 7) != 7) return 0;
+    if (kind == CMP_IMM && (reg & 7) != 7) {
+        /* Group 1: ADD /0, OR /1, AND /4, SUB /5, XOR /6 (not ADC, SBB). */
+        opn = reg & 7;
+        if (opn != 0 && opn != 1 && opn != 4 && opn != 5 && opn != 6) return 0;
+        kind = ALU_RM_IMM;
+    }
     if (kind == TEST_IMM && (reg & 7) != 0) return 0;
     /* AH, CH, DH, BH (an 8-bit register 4-7 without REX) decline. */
     int uses_reg = kind == LOAD || kind == STORE || kind == MOVZX || kind == MOVSX ||
-                   kind == CMP_RM_REG || kind == CMP_REG_RM || kind == TEST_REG;
+                   kind == CMP_RM_REG || kind == CMP_REG_RM || kind == TEST_REG ||
+                   kind == ALU_REG_RM || kind == ALU_RM_REG;
     if (uses_reg && byte_reg && !rex && reg >= 4) return 0;
     uintptr_t ea;
     if (rm == 4) {
@@ -239,6 +289,21 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
     case STORE: if (store(fd, ea, (uint64_t)g[greg_of[reg]], msize) != 0) return 0; break;
     case STORE_IMM: if (store(fd, ea, imm, msize) != 0) return 0; break;
     case MOVZX: set_reg(g, reg, m, size); break;
+    case ALU_REG_RM:
+    case ALU_RM_REG:
+    case ALU_RM_IMM: {
+        uint64_t r, flags;
+        uint64_t regv = (uint64_t)g[greg_of[reg]];
+        if (kind == ALU_REG_RM) {
+            flags = alu(opn, regv, m, msize, &r);
+            set_reg(g, reg, r, msize);
+        } else {
+            flags = alu(opn, m, kind == ALU_RM_IMM ? imm : regv, msize, &r);
+            if (store(fd, ea, r, msize) != 0) return 0;
+        }
+        g[REG_EFL] = (greg_t)(((uint64_t)g[REG_EFL] & ~(uint64_t)FL_ARITH) | flags);
+        break;
+    }
     case MOVSX: set_reg(g, reg, sign_extend(m, msize), size); break;
     case CMP_RM_REG:
     case CMP_REG_RM:

@@ -47,6 +47,15 @@ typedef struct hp_ldv_state {
     int sud_wanted;                 /* syscalls=dispatch */
     unsigned repeat;                /* adaptive: fruitless faults before a page
                                        stays open; 0 = never (precise) */
+    /* Adaptive: exact re-arming (a page's fruitless faults offset by the
+     * new uses found on it) while the profiler's time stays within
+     * budget_floor_ns + budget_ratio x the program's own time; past it,
+     * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c). */
+    double budget_ratio;
+    uint64_t budget_floor_ns;
+    _Atomic int budget_level;       /* 2, 1, 0: what is left (budget_left) */
+    _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
+    _Atomic uint64_t budget_opens;  /* pages left open early because past it */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */
@@ -118,7 +127,8 @@ typedef struct hp_ldv_prot_state {
     hp_ldv_inflight slots[HP_LDV_INFLIGHT_SLOTS];
     hp_ldv_stepping stepping[HP_LDV_STEP_SLOTS];
     _Atomic int protecting;
-    hp_vec waste_vec;                       /* fruitless faults per page */
+    hp_vec waste_vec;                       /* per page: int16 balance of fruitless
+                                               faults against new uses */
     hp_vec opened_vec;                      /* 1: heapprof opened the page this period */
     int opened_ok;                          /* opened_vec covers every run's pages */
     _Atomic int gave_way;                   /* 1 opening, 2 done: the rest of the
@@ -155,8 +165,15 @@ int hp_ldv_step_open(uintptr_t page);
  * the adaptive policy has not left it open for the period. */
 void hp_ldv_reprotect_page(uintptr_t page);
 /* ldv=adaptive: one more fault without a new use on this page; returns 1
- * when the page should now stay open for the rest of the period. */
-int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run);
+ * when the page should now stay open for the rest of the period. `rich`:
+ * within the budget for exact re-arming (credit from new uses counts). */
+int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
+/* A fault on the page found a new use: `credit` more fruitless faults
+ * before it stays open (HP_LDV_CREDIT for an object born two or more
+ * periods ago, HP_LDV_CREDIT_YOUNG for a younger one). */
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit);
+#define HP_LDV_CREDIT 4
+#define HP_LDV_CREDIT_YOUNG 0
 
 /* hp_ldv_emul.c: perform the faulting instruction at g[REG_RIP] on the
  * (opened) page [lo, hi) when it is a plain load, store, compare or test
@@ -202,8 +219,9 @@ void hp_ldv_inflight_end(int slot);
 
 /* hp_ldv.c: mark the object holding addr used in the current period (a
  * write in its creation period is not a use). Handler-safe. */
-/* 1: a new use; 0: used already this period; -1: a write initialising an
- * object made this period (not a use). */
+/* 2: a new use of an object born two or more periods ago; 1: another new
+ * use; 0: used already this period; -1: a write initialising an object
+ * made this period (not a use). */
 int hp_ldv_use(const hp_ldv_ent *e, int is_write);
 int hp_ldv_page_settled(uintptr_t page);
 /* [lo, hi) was opened for the rest of the period now ending: every indexed

@@ -411,7 +411,7 @@ void hp_ldv_protect(void)
         total += (runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT;
     }
     if (hp_ldv.repeat) {
-        if (hp_vec_ensure(&waste_vec, total + 1) == 0) memset(waste_vec.base, 0, total + 1);
+        if (hp_vec_ensure(&waste_vec, 2 * (total + 1)) == 0) memset(waste_vec.base, 0, 2 * (total + 1));
         else hp_ldv.repeat = 0;   /* out of memory: precise */
     }
     /* Pages heapprof opens in the period (not protected again when the

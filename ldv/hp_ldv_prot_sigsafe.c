@@ -146,16 +146,8 @@ int hp_ldv_step_open(uintptr_t page)
 }
 
 /* The adaptive policy left this page open until the next collection. */
-static int open_for_period(uintptr_t page)
-{
-    if (!hp_ldv.repeat) return 0;
-    const hp_ldv_run *run = hp_ldv_find_run(page);
-    if (!run) return 0;
-    uint8_t n = atomic_load_explicit((_Atomic uint8_t *)waste_vec.base + run->off +
-                                     ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed);
-    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
-    return n >= lim;
-}
+
+static int open_for_period(uintptr_t page);
 
 int hp_ldv_page_held(uintptr_t page)
 {
@@ -223,14 +215,45 @@ int hp_ldv_give_way(void)
     return r;
 }
 
-int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run)
+/* The page's balance this period: +1 per fault that found no new use,
+ * -credit per fault that found one (floor -30000: a page of 256
+ * objects can bank every one's credit); the page stays open for the
+ * period once it reaches `repeat` (capped at 30000). */
+static _Atomic int16_t *balance_of(uintptr_t addr, const hp_ldv_run *run)
 {
-    _Atomic uint8_t *w = (_Atomic uint8_t *)waste_vec.base +
-                         run->off + ((addr - run->lo) >> HP_PAGE_SHIFT);
-    unsigned lim = hp_ldv.repeat < 255 ? hp_ldv.repeat : 255;
-    uint8_t n = atomic_load_explicit(w, memory_order_relaxed);
-    if (n < 255) atomic_store_explicit(w, (uint8_t)(n + 1), memory_order_relaxed);
-    return (unsigned)n + 1 >= lim;
+    return (_Atomic int16_t *)waste_vec.base + run->off + ((addr - run->lo) >> HP_PAGE_SHIFT);
+}
+
+static int balance_limit(void) { return hp_ldv.repeat < 30000 ? (int)hp_ldv.repeat : 30000; }
+
+int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
+{
+    _Atomic int16_t *w = balance_of(addr, run);
+    int lim = balance_limit();
+    int n = atomic_load_explicit(w, memory_order_relaxed);
+    if (!rich && n < 0) {
+        /* Past the budget: the credit of new uses no longer counts. */
+        if (1 >= lim) atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
+        n = 0;
+    }
+    if (n < 30000) n++;
+    atomic_store_explicit(w, (int16_t)n, memory_order_relaxed);
+    return n >= lim;
+}
+
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)
+{
+    _Atomic int16_t *w = balance_of(addr, run);
+    int n = atomic_load_explicit(w, memory_order_relaxed) - credit;
+    atomic_store_explicit(w, (int16_t)(n < -30000 ? -30000 : n), memory_order_relaxed);
+}
+
+static int open_for_period(uintptr_t page)
+{
+    if (!hp_ldv.repeat) return 0;
+    const hp_ldv_run *run = hp_ldv_find_run(page);
+    if (!run) return 0;
+    return atomic_load_explicit(balance_of(page, run), memory_order_relaxed) >= balance_limit();
 }
 
 int hp_ldv_inflight_begin(uintptr_t p, size_t n)

@@ -37,6 +37,7 @@ typedef struct trap_tls {
     uint64_t coll_pass;
     int coll_tries;
     uintptr_t code_ok[8];  /* code pages (page number + 1) seen readable */
+    unsigned budget_tick;  /* faults since the budget was last looked at */
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
 
@@ -94,6 +95,32 @@ static int is_collector(uintptr_t pc)
     return (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) ||
            (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) ||
            hp_tls.depth > 0;
+}
+
+/* Adaptive: how much of the budget for exact re-arming the time in fault
+ * handlers has left: 2, under half of it (new uses of any object earn
+ * credit); 1, under all of it (only uses of objects born two or more
+ * periods ago: missing their first use would call their whole life so far
+ * VOID); 0, past it. Looked at every 32nd fault of a thread (a clock read
+ * is a system call here). The budget grows with the program's time, so
+ * a run past it comes back under it. */
+static int budget_left(void)
+{
+    int lvl = atomic_load_explicit(&hp_ldv.budget_level, memory_order_relaxed);
+    if (!hp_ldv.budget_floor_ns || tt.budget_tick++ % 32) return lvl;
+    uint64_t now = hp_rt_raw_mono_ns(), ex = hp_rt_excluded();
+    uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
+    uint64_t mut = since > ex ? since - ex : 0;
+    double spent = (double)atomic_load_explicit(&hp_rt.handler_ns, memory_order_relaxed);
+    double all = (double)hp_ldv.budget_floor_ns + hp_ldv.budget_ratio * (double)mut;
+    int now_lvl = spent <= all / 2 ? 2 : spent <= all ? 1 : 0;
+    if (now_lvl != lvl) {
+        atomic_store(&hp_ldv.budget_level, now_lvl);
+        uint64_t zero = 0;
+        if (now_lvl == 0)
+            atomic_compare_exchange_strong(&hp_ldv.budget_first_ns, &zero, mut ? mut : 1);
+    }
+    return now_lvl;
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
@@ -183,15 +210,26 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             atomic_fetch_add_explicit(&hp_ldv.free_faults, 1, memory_order_relaxed);
         } else {
             int u = hp_ldv_use(e, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0);
-            fresh = u > 0;
+            fresh = u > 0 ? u : 0;
             if (u == 0) atomic_fetch_add_explicit(&hp_ldv.stale_faults, 1, memory_order_relaxed);
             else if (u < 0) atomic_fetch_add_explicit(&hp_ldv.init_faults, 1, memory_order_relaxed);
         }
     }
     uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
     int ok;
-    int step = hp_ldv.precise && tt.npend < PEND_MAX &&
-               (fresh || !hp_ldv.repeat || !hp_ldv_fruitless(addr, run));
+    int step = hp_ldv.precise && tt.npend < PEND_MAX;
+    if (step && hp_ldv.repeat) {
+        /* Adaptive: within the budget, a new use found on the page pays
+         * for HP_LDV_CREDIT faults that find nothing; past it, `repeat`
+         * fruitless faults in the period leave the page open. */
+        int left = budget_left();
+        if (fresh) {
+            if (fresh == 2 && left >= 1) hp_ldv_fruitful(addr, run, HP_LDV_CREDIT);
+            else if (left >= 2) hp_ldv_fruitful(addr, run, HP_LDV_CREDIT_YOUNG);
+        } else if (hp_ldv_fruitless(addr, run, left > 0)) {
+            step = 0;
+        }
+    }
     /* Nothing left to learn on the page this period: open it until the
      * next pass (exact: no first use can be missed there). */
     if (step && hp_ldv_page_settled(page)) {

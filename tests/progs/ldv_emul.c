@@ -109,12 +109,35 @@ CASE(test_m_r8, "test %%bl, 3(%%r14)")
 CASE(test_imm8, "testb $1, 3(%%r14)")
 CASE(test_imm32, "testl $0xf0f0, 4(%%r14)")
 CASE(test_imm16, "testw $0x8001, 50(%%r14)")
-/* Declined (single-stepped): SSE, locked, AH, a string store. */
+/* Declined (single-stepped): SSE, locked, AH, exchange, add with carry. */
 CASE(sse_load, "movdqu 16(%%r14), %%xmm0\n\tmovq %%xmm0, %%rax")
 CASE(lock_add, "lock addq $7, 8(%%r14)")
 CASE(ah_load, "push %%rdi\n\tmov %%r14, %%rdi\n\tmov 1(%%rdi), %%ah\n\tpop %%rdi")
-CASE(add_mem, "add %%rcx, 56(%%r14)")
 CASE(xchg_mem, "xchg %%rdx, 64(%%r14)")
+CASE(adc_mem, "adc 16(%%r14), %%rax")
+/* Arithmetic and logic with a memory operand: the result and the flags. */
+CASE(add_mem, "add %%rcx, 56(%%r14)")
+CASE(add_r_m, "add 8(%%r14), %%rax")
+CASE(add_r_m32, "add 12(%%r14), %%r10d")
+CASE(add_r_m8, "add 3(%%r14), %%dl")
+CASE(add_m_r16, "add %%si, 60(%%r14)")
+CASE(sub_r_m, "sub 16(%%r14), %%rbx")
+CASE(sub_m_r32, "sub %%ecx, 68(%%r14)")
+CASE(sub_r_m8, "sub 5(%%r14), %%r11b")
+CASE(and_r_m, "and 24(%%r14), %%rdi")
+CASE(and_m_r8, "and %%cl, 70(%%r14)")
+CASE(or_r_m16, "or 26(%%r14), %%dx")
+CASE(or_m_r, "or %%r9, 72(%%r14)")
+CASE(xor_r_m, "xor 32(%%r14), %%r8")
+CASE(xor_m_r32, "xor %%eax, 80(%%r14)")
+CASE(add_imm8q, "addq $-3, 88(%%r14)")
+CASE(add_imm32l, "addl $0x7fff0000, 92(%%r14)")
+CASE(sub_imm8b, "subb $0x81, 96(%%r14)")
+CASE(sub_imm16, "subw $0x1234, 98(%%r14)")
+CASE(and_imm32q, "andq $0xff00ff, 104(%%r14)")
+CASE(or_imm8l, "orl $0x40, 112(%%r14)")
+CASE(xor_imm8b, "xorb $0x55, 116(%%r14)")
+CASE(xor_imm32q, "xorq $-2, 120(%%r14)")
 
 typedef struct kase {
     const char *name;
@@ -139,7 +162,15 @@ static const kase cases[] = {
     {"test_m_r", test_m_r, 1}, {"test_m_r8", test_m_r8, 1}, {"test_imm8", test_imm8, 1},
     {"test_imm32", test_imm32, 1}, {"test_imm16", test_imm16, 1},
     {"sse_load", sse_load, 0}, {"lock_add", lock_add, 0}, {"ah_load", ah_load, 0},
-    {"add_mem", add_mem, 0}, {"xchg_mem", xchg_mem, 0},
+    {"xchg_mem", xchg_mem, 0}, {"adc_mem", adc_mem, 0},
+    {"add_mem", add_mem, 1}, {"add_r_m", add_r_m, 1}, {"add_r_m32", add_r_m32, 1},
+    {"add_r_m8", add_r_m8, 1}, {"add_m_r16", add_m_r16, 1}, {"sub_r_m", sub_r_m, 1},
+    {"sub_m_r32", sub_m_r32, 1}, {"sub_r_m8", sub_r_m8, 1}, {"and_r_m", and_r_m, 1},
+    {"and_m_r8", and_m_r8, 1}, {"or_r_m16", or_r_m16, 1}, {"or_m_r", or_m_r, 1},
+    {"xor_r_m", xor_r_m, 1}, {"xor_m_r32", xor_m_r32, 1}, {"add_imm8q", add_imm8q, 1},
+    {"add_imm32l", add_imm32l, 1}, {"sub_imm8b", sub_imm8b, 1}, {"sub_imm16", sub_imm16, 1},
+    {"and_imm32q", and_imm32q, 1}, {"or_imm8l", or_imm8l, 1}, {"xor_imm8b", xor_imm8b, 1},
+    {"xor_imm32q", xor_imm32q, 1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 #define ROUNDS 8   /* register and memory patterns per case */

@@ -314,6 +314,13 @@ Test(config, ldv_policy)
     parse_bad("ldv,ldv=exact", "'ldv=exact'", "adaptive", "page", "precise", NULL);
     parse_bad("ldv,ldv=", "'ldv='", "adaptive", NULL);
     parse_bad("ldv,repeat=0", "'repeat=0'", "1 to 999999", NULL);
+    cr_assert(c.ldv_budget > 0.099 && c.ldv_budget < 0.101);   /* the default */
+    c = parse_ok("ldv,budget=0");
+    cr_assert_eq(c.ldv_budget, 0.0);
+    c = parse_ok("ldv,budget=2.5");
+    cr_assert(c.ldv_budget > 2.49 && c.ldv_budget < 2.51);
+    parse_bad("ldv,budget=x", "'budget=x'", "multiple of the program's own time", NULL);
+    parse_bad("ldv,budget=2000", "'budget=2000'", "from 0 to 1000", NULL);
     parse_bad("ldv,repeat=1000000", "'repeat=1000000'", NULL);
     parse_bad("ldv,repeat=x", "'repeat=x'", NULL);
     const char *h = hp_config_help();

@@ -220,6 +220,20 @@ static void declines(const unsigned char *code, size_t len, const char *what)
         declines(c_, sizeof c_, what);                 \
     } while (0)
 
+/* Arithmetic and logic with a memory operand (the CPU oracle,
+ * tests/progs/ldv_emul.c, checks their results and flags). */
+Test(ldv_emul, takes_arithmetic_and_logic)
+{
+    void (*pre)(void) = nothing;
+    TAKES(4, 0x49, 0x01, 0x4e, 0x38);         /* add %rcx, 56(%r14) */
+    TAKES(5, 0x49, 0x83, 0x46, 0x08, 0x07);   /* addq $7, 8(%r14) */
+    TAKES(4, 0x49, 0x03, 0x46, 0x08);         /* add 8(%r14), %rax */
+    TAKES(4, 0x49, 0x2b, 0x5e, 0x10);         /* sub 16(%r14), %rbx */
+    TAKES(4, 0x41, 0x22, 0x56, 0x03);         /* and 3(%r14), %dl */
+    TAKES(4, 0x4d, 0x33, 0x46, 0x20);         /* xor 32(%r14), %r8 */
+    TAKES(5, 0x41, 0x80, 0x76, 0x10, 0x55);   /* xorb $0x55, 16(%r14) */
+}
+
 Test(ldv_emul, declines_what_it_does_not_know)
 {
     DECLINES("RIP-relative load", 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00);
@@ -229,10 +243,11 @@ Test(ldv_emul, declines_what_it_does_not_know)
     DECLINES("32-bit address", 0x67, 0x41, 0x8b, 0x46, 0x08);
     DECLINES("movdqu", 0xf3, 0x41, 0x0f, 0x6f, 0x46, 0x10);
     DECLINES("mov 1(%rbx), %ah", 0x8a, 0x63, 0x01);
-    DECLINES("add to memory", 0x49, 0x01, 0x4e, 0x38);
+    DECLINES("adc to memory", 0x49, 0x11, 0x4e, 0x38);
     DECLINES("xchg with memory", 0x49, 0x87, 0x56, 0x40);
     DECLINES("register to register", 0x4c, 0x89, 0xf0);
-    DECLINES("add $7 (group 1 /0, not CMP)", 0x49, 0x83, 0x46, 0x08, 0x07);
+    DECLINES("sbb $7 (group 1 /3)", 0x49, 0x83, 0x5e, 0x08, 0x07);
+    DECLINES("adc $7 (group 1 /2)", 0x49, 0x83, 0x56, 0x08, 0x07);
     DECLINES("not (group 3 /2, not TEST)", 0x41, 0xf7, 0x56, 0x08);
     /* An access that leaves the page: mov 4092(%r14), %rax */
     DECLINES("load across the page end", 0x49, 0x8b, 0x86, 0xfc, 0x0f, 0x00, 0x00);
