@@ -165,7 +165,7 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
             if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
                 __atomic_fetch_and(&r->flags, (uint8_t)~HP_REC_UNWATCHED, __ATOMIC_RELAXED);
-            return r->birth + 2 <= period ? 2 : 1;
+            return __atomic_load_n(&r->age, __ATOMIC_RELAXED) >= 2 ? 2 : 1;
         }
     }
     return 0;

@@ -53,7 +53,7 @@ typedef struct hp_ldv_state {
      * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c). */
     double budget_ratio;
     uint64_t budget_floor_ns;
-    _Atomic int budget_level;       /* 2, 1, 0: what is left (budget_left) */
+    _Atomic int within_budget;      /* 1 while the credit may be spent */
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
     _Atomic uint64_t budget_opens;  /* pages left open early because past it */
     _Atomic int collecting;         /* between START and the protect pass */
@@ -168,12 +168,11 @@ void hp_ldv_reprotect_page(uintptr_t page);
  * when the page should now stay open for the rest of the period. `rich`:
  * within the budget for exact re-arming (credit from new uses counts). */
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
-/* A fault on the page found a new use: `credit` more fruitless faults
- * before it stays open (HP_LDV_CREDIT for an object born two or more
- * periods ago, HP_LDV_CREDIT_YOUNG for a younger one). */
-void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit);
+/* A fault on the page found the first use this period of an object that
+ * has survived two or more collections: HP_LDV_CREDIT more fruitless
+ * faults before the page stays open. */
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run);
 #define HP_LDV_CREDIT 4
-#define HP_LDV_CREDIT_YOUNG 0
 
 /* hp_ldv_emul.c: perform the faulting instruction at g[REG_RIP] on the
  * (opened) page [lo, hi) when it is a plain load, store, compare or test
@@ -219,7 +218,8 @@ void hp_ldv_inflight_end(int slot);
 
 /* hp_ldv.c: mark the object holding addr used in the current period (a
  * write in its creation period is not a use). Handler-safe. */
-/* 2: a new use of an object born two or more periods ago; 1: another new
+/* 2: a new use of an object that has survived two or more collections
+ * (hp_rec.age); 1: another new
  * use; 0: used already this period; -1: a write initialising an object
  * made this period (not a use). */
 int hp_ldv_use(const hp_ldv_ent *e, int is_write);

@@ -216,7 +216,8 @@ int hp_ldv_give_way(void)
 }
 
 /* The page's balance this period: +1 per fault that found no new use,
- * -credit per fault that found one (floor -30000: a page of 256
+ * -HP_LDV_CREDIT per fault that found the first use of an object that
+ * has survived two collections (floor -30000: a page of 256
  * objects can bank every one's credit); the page stays open for the
  * period once it reaches `repeat` (capped at 30000). */
 static _Atomic int16_t *balance_of(uintptr_t addr, const hp_ldv_run *run)
@@ -241,10 +242,10 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     return n >= lim;
 }
 
-void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run)
 {
     _Atomic int16_t *w = balance_of(addr, run);
-    int n = atomic_load_explicit(w, memory_order_relaxed) - credit;
+    int n = atomic_load_explicit(w, memory_order_relaxed) - HP_LDV_CREDIT;
     atomic_store_explicit(w, (int16_t)(n < -30000 ? -30000 : n), memory_order_relaxed);
 }
 

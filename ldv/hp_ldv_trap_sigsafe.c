@@ -97,30 +97,25 @@ static int is_collector(uintptr_t pc)
            hp_tls.depth > 0;
 }
 
-/* Adaptive: how much of the budget for exact re-arming the time in fault
- * handlers has left: 2, under half of it (new uses of any object earn
- * credit); 1, under all of it (only uses of objects born two or more
- * periods ago: missing their first use would call their whole life so far
- * VOID); 0, past it. Looked at every 32nd fault of a thread (a clock read
- * is a system call here). The budget grows with the program's time, so
- * a run past it comes back under it. */
-static int budget_left(void)
+/* Adaptive: is the time in fault handlers still within the budget for
+ * exact re-arming (hp_ldv_state)? Looked at every 32nd fault of a thread
+ * (a clock read is a system call here). The budget grows with the
+ * program's time, so a run past it comes back under it. */
+static int within_budget(void)
 {
-    int lvl = atomic_load_explicit(&hp_ldv.budget_level, memory_order_relaxed);
-    if (!hp_ldv.budget_floor_ns || tt.budget_tick++ % 32) return lvl;
+    int in = atomic_load_explicit(&hp_ldv.within_budget, memory_order_relaxed);
+    if (!hp_ldv.budget_floor_ns || tt.budget_tick++ % 32) return in;
     uint64_t now = hp_rt_raw_mono_ns(), ex = hp_rt_excluded();
     uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
     uint64_t mut = since > ex ? since - ex : 0;
     double spent = (double)atomic_load_explicit(&hp_rt.handler_ns, memory_order_relaxed);
-    double all = (double)hp_ldv.budget_floor_ns + hp_ldv.budget_ratio * (double)mut;
-    int now_lvl = spent <= all / 2 ? 2 : spent <= all ? 1 : 0;
-    if (now_lvl != lvl) {
-        atomic_store(&hp_ldv.budget_level, now_lvl);
+    int now_in = spent <= (double)hp_ldv.budget_floor_ns + hp_ldv.budget_ratio * (double)mut;
+    if (now_in != in) {
+        atomic_store(&hp_ldv.within_budget, now_in);
         uint64_t zero = 0;
-        if (now_lvl == 0)
-            atomic_compare_exchange_strong(&hp_ldv.budget_first_ns, &zero, mut ? mut : 1);
+        if (!now_in) atomic_compare_exchange_strong(&hp_ldv.budget_first_ns, &zero, mut ? mut : 1);
     }
-    return now_lvl;
+    return now_in;
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
@@ -219,14 +214,14 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     int ok;
     int step = hp_ldv.precise && tt.npend < PEND_MAX;
     if (step && hp_ldv.repeat) {
-        /* Adaptive: within the budget, a new use found on the page pays
-         * for HP_LDV_CREDIT faults that find nothing; past it, `repeat`
+        /* Adaptive: within the budget, the first use found this period of
+         * an object that has survived two collections pays for
+         * HP_LDV_CREDIT faults that find nothing; past it, `repeat`
          * fruitless faults in the period leave the page open. */
-        int left = budget_left();
+        int rich = within_budget();
         if (fresh) {
-            if (fresh == 2 && left >= 1) hp_ldv_fruitful(addr, run, HP_LDV_CREDIT);
-            else if (left >= 2) hp_ldv_fruitful(addr, run, HP_LDV_CREDIT_YOUNG);
-        } else if (hp_ldv_fruitless(addr, run, left > 0)) {
+            if (fresh == 2 && rich) hp_ldv_fruitful(addr, run);
+        } else if (hp_ldv_fruitless(addr, run, rich)) {
             step = 0;
         }
     }

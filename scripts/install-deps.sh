@@ -27,8 +27,9 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # pprof` (golang-go).
 TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go)
 # Only for --all: more real programs on libgc for the slow suite
-# (tests/external/test_programs.py: retainer coverage on each).
-ALL_PACKAGES=(inkscape nix-bin poke)
+# (tests/external/test_programs.py: retainer coverage on each), and
+# guile-3.0-dev for guild, which bench/bench_ldv_programs.py runs.
+ALL_PACKAGES=(inkscape nix-bin poke guile-3.0-dev)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 

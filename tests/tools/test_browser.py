@@ -381,6 +381,64 @@ class BrowserTest(unittest.TestCase):
                     self.assertLessEqual(len(label.partition(".")[2]), places)
         return [l for l, _v in ys], [l for l, _v in xs]
 
+    def test_biography_of_the_bundled_example(self):
+        # Issue "ldv truthful by default": `heapprof -hb examples/trees 14`
+        # (the default policy) draws the long-lived tree (2^15 - 1 nodes
+        # of 32 bytes, built first, walked once at the end) as LAG until
+        # the walk and DRAG after it; before the credit rule it was one
+        # VOID band. Checked on the drawn chart: pointing at the middle of
+        # a band at a sample names that band in the tooltip.
+        tree = (2 ** 15 - 1) * hptest.granted(24)
+        d = tltest.tempdir(self)
+        trees = os.path.join(hptest.BUILD, "examples", "trees")
+        r = tltest.launch(self, ["-hb", trees, "14"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rr = report(self, ["trees.hp"], cwd=d)
+        self.assertEqual(rr.returncode, 0, rr.stderr)
+        with cdp.Browser(self) as b:
+            page, url = self.open_page(b, os.path.join(d, "trees.html"))
+            data = page.evaluate("({times: heapprofReport.data.times, "
+                                 "bands: heapprofReport.data.bands.map(b => [b.name, b.values])})")
+            names = [n for n, _v in data["bands"]]
+            self.assertIn("LAG", names)
+            self.assertIn("DRAG", names)
+            vals = dict(data["bands"])
+            times = data["times"]
+            # The samples with the heap: all but the empty first and last.
+            live = [i for i in range(len(times)) if any(v[i] for v in vals.values())]
+            self.assertGreaterEqual(len(live), 2, data)   # one census or more, then exit
+            before, after = live[:-1], live[-1]
+
+            def band_at(i):
+                """The band the tooltip names at the middle of the largest
+                band of sample i, and that band."""
+                big = max(names, key=lambda n: vals[n][i])
+                P = self.plot(page)
+                below = sum(vals[n][i] for n in names[:names.index(big)])
+                mid = below + vals[big][i] / 2
+                x = P["x"] + (times[i] - P["t0"]) / (P["t1"] - P["t0"]) * P["w"]
+                y = P["y"] + P["h"] - mid / P["ymax"] * P["h"]
+                page.mouse("mouseMoved", x, y)
+                tip = page.evaluate("document.getElementById('tip').innerText")
+                return tip.split("\n")[0], big
+
+            for i in before:
+                # Every census before the walk (the first may come while
+                # the tree is being built): the tree not yet used.
+                self.assertEqual(max(names, key=lambda n: vals[n][i]), "LAG", (i, times[i]))
+                self.assertLess(vals.get("VOID", [0] * len(times))[i], tree / 2)
+            self.assertGreaterEqual(vals["LAG"][before[-1]], tree)
+            for i in (before[0], before[-1]):
+                shown, big = band_at(i)
+                self.assertEqual(big, "LAG")
+                self.assertEqual(shown, "LAG", (i, times[i]))
+            # After the walk: the tree used, and held to the end.
+            self.assertGreaterEqual(vals["DRAG"][after], tree * 0.95)
+            shown, big = band_at(after)
+            self.assertEqual((big, shown), ("DRAG", "DRAG"))
+            self.keep("trees-hb.png", page.screenshot())
+            self.assert_clean(page, url)
+
     def test_tick_labels(self):
         # A peak of 12.25 MiB over 1.7 s: the y step is 2.5 MiB, the x step
         # 0.25 s; labels 2.5 and 0.25, not 3 and 0.3.
