@@ -78,6 +78,8 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t init_faults;       /* a write initialising a new object */
     _Atomic uint64_t free_faults;       /* no object indexed there: made since the pass, or free */
     _Atomic uint64_t settled_opens;     /* pages opened with nothing left to learn */
+    _Atomic uint64_t shared_opens;      /* opened for one instruction while other
+                                           threads ran: their uses there unseen */
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;
     uint64_t inherent_objects;
     uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
@@ -202,6 +204,10 @@ void hp_ldv_peek_recheck(void);
 void hp_ldv_peek_creating(int phase);
 /* The descriptor, when it may be used now; else -1. Handler-safe. */
 int hp_ldv_peek_fd(void);
+/* 1 while the program runs one thread (libgc's markers aside), as counted
+ * at the last protect pass and since then: no other thread can touch a
+ * page the handler opens for one instruction. */
+int hp_ldv_peek_solo(void);
 /* n bytes at addr, through fd: 0, or -1. Handler-safe. */
 int hp_ldv_peek(int fd, uintptr_t addr, void *buf, size_t n);
 int hp_ldv_poke(int fd, uintptr_t addr, const void *buf, size_t n);

@@ -47,6 +47,11 @@ int hp_ldv_peek_fd(void)
     return fd;
 }
 
+int hp_ldv_peek_solo(void)
+{
+    return atomic_load(&hp_ldv_peek_.solo_gen) == atomic_load(&hp_ldv_peek_.gen);
+}
+
 void hp_ldv_peek_creating(int phase)
 {
     atomic_fetch_add(&hp_ldv_peek_.gen, phase == 2 ? 2 : 1);

@@ -241,6 +241,13 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         tt.last_addr = 0;
         ok = 1;
     } else if (step) {
+        /* Opened for one instruction: another thread's first uses on the
+         * page meanwhile are not seen. Its objects not yet seen used this
+         * period become uncertain (until a use is seen). */
+        if (!hp_ldv_peek_solo()) {
+            hp_ldv_span_unwatched(page, page + HP_PAGE);
+            atomic_fetch_add_explicit(&hp_ldv.shared_opens, 1, memory_order_relaxed);
+        }
         ok = hp_ldv_step_open(page) == 0;
         if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
             hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, -1)) {

@@ -185,6 +185,27 @@ class Ldv(hptest.ProfileTest):
         self.assertLess(sum(s.get("LAG", 0) for s in page),
                         0.5 * sum(s.get("LAG", 0) for s in exact))
 
+    def test_two_threads_sharing_pages(self):
+        # ldv_patterns threads: every object is read in period 2, by one
+        # thread or the other (no VOID in truth). With two threads running
+        # the handler opens a page for one instruction (no /proc/self/mem
+        # then), and the other thread's first uses there meanwhile are not
+        # seen: under every policy, each VOID byte the profile shows must be
+        # one it calls uncertain, and the .prof counts those openings.
+        for policy in ("precise", ""):
+            with self.subTest(policy=policy or "default"):
+                got, prof = self.pattern_bands("threads", policy)
+                live = [sum(s.values()) for s in got]
+                self.assertTrue(any(live), got)
+                unc = self.uncertain(prof)
+                void, void_unsure = unc["VOID"]
+                self.assertAlmostEqual(void, void_unsure, delta=0.002, msg=prof[-1500:])
+                self.assertGreaterEqual(
+                    int(prof_field(prof, "opened for one instruction while other threads ran")), 1)
+                # The bytes are all there, as LAG before the reads and DRAG
+                # (or uncertain VOID) after them.
+                self.assertEqual(sum(s.get("USE", 0) for s in got), 0, got)
+
     def test_uncertain_drag_and_void(self):
         # Issue "ldv truthful by default": the .prof says how much of DRAG
         # and VOID comes from objects on pages left open for the rest of a
