@@ -118,6 +118,28 @@ static int within_budget(void)
     return now_in;
 }
 
+/* Has a thread other than this one taken a fault since the last protect
+ * pass? A runtime's idle threads (Guile's finalizer and signal threads)
+ * never touch the heap: pages this thread opens for one instruction lose
+ * nothing to them. A thread that does read the heap takes a fault on its
+ * first access to a protected page, unless that access falls in another
+ * thread's one-instruction window (a few microseconds). */
+static _Atomic uintptr_t last_faulter;
+static _Atomic uint64_t others_pass;   /* passes + 1 when two threads faulted */
+
+static void note_faulter(void)
+{
+    uintptr_t me = (uintptr_t)&tt;
+    uintptr_t prev = atomic_exchange_explicit(&last_faulter, me, memory_order_relaxed);
+    if (prev && prev != me)
+        atomic_store_explicit(&others_pass, hp_ldv.passes + 1, memory_order_relaxed);
+}
+
+static int others_faulted(void)
+{
+    return atomic_load_explicit(&others_pass, memory_order_relaxed) == hp_ldv.passes + 1;
+}
+
 /* May the emulator read the instruction at pc? Code is readable unless it
  * sits on an execute-only page (memory protection keys), where a read would
  * fault inside this handler. Learnt once per page and thread by reading
@@ -196,6 +218,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     tt.last_addr = addr;
     tt.last_pass = hp_ldv.passes;
     atomic_fetch_add_explicit(&hp_ldv.faults, 1, memory_order_relaxed);
+    note_faulter();
     int fresh = 0;   /* the fault found a new use */
     if (is_collector((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
         atomic_fetch_add_explicit(&hp_ldv.gc_faults, 1, memory_order_relaxed);
@@ -242,9 +265,10 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         ok = 1;
     } else if (step) {
         /* Opened for one instruction: another thread's first uses on the
-         * page meanwhile are not seen. Its objects not yet seen used this
-         * period become uncertain (until a use is seen). */
-        if (!hp_ldv_peek_solo()) {
+         * page meanwhile are not seen. When another thread has taken faults
+         * this period, the page's objects not yet seen used this period
+         * become uncertain (until a use is seen). */
+        if (!hp_ldv_peek_solo() && others_faulted()) {
             hp_ldv_span_unwatched(page, page + HP_PAGE);
             atomic_fetch_add_explicit(&hp_ldv.shared_opens, 1, memory_order_relaxed);
         }
