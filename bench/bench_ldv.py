@@ -6,6 +6,9 @@
    heapprof in mode cc and in mode ldv with each re-arming policy, best of
    N wall seconds and the ratio to the plain run of the same build, with the
    ldv runs' fault counts from their .prof.
+3. Each policy against ldv=precise on the ground-truth programs (the
+   patterns of tests/progs/ldv_patterns.c, trees.c at depths 10 and 14),
+   per band.
 2. Precision: bench/ldv_precision.c (random biographies, one census per
    GC_gcollect) under ldv=precise (exact) and under each other policy; the
    precision of a policy is 1 - (sum over censuses and bands of
@@ -50,6 +53,58 @@ def prof_value(path, key):
         return line.split()[-1]
     except IndexError:
         return "?"
+
+
+def per_band(samples, exact):
+    """{band: share of precise's byte-censuses in that band the policy
+    also puts there}, census by census (None when the counts differ)."""
+    if len(samples) != len(exact):
+        return None
+    out = {}
+    for b in BANDS:
+        want = sum(e.get(b, 0) for e in exact)
+        if want:
+            same = sum(min(a.get(b, 0), e.get(b, 0)) for a, e in zip(samples, exact))
+            out[b] = same / want
+    return out
+
+
+def ground_truth(work, base, lib, trees):
+    """Each policy against ldv=precise on the ground-truth programs:
+    tests/progs/ldv_patterns.c's patterns and trees.c at depths 10 and 14
+    (interval=0: a census at every collection), per band."""
+    exe = os.path.join(work, "ldv_patterns")
+    r = subprocess.run(["gcc", "-O0", "-I" + os.path.join(bt.REPO, "include"),
+                        os.path.join(bt.REPO, "tests", "progs", "ldv_patterns.c"), "-o", exe,
+                        "-lgc", "-pthread"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("bench_ldv: building ldv_patterns failed:\n" + r.stderr)
+    progs = [(f"ldv_patterns {p}", [exe, p], "ldv_patterns")
+             for p in ("tree", "list", "hash", "young", "threads")]
+    progs += [(f"trees.c {d}", [trees, str(d)], "trees") for d in (10, 14)]
+    print("each policy against ldv=precise, share of each band's byte-censuses in the same "
+          "band (interval=0; threads: precise itself misses uses, see doc/semantics.md):")
+    print()
+    print("| program | policy | VOID | LAG | USE | DRAG | faults | wall s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, argv, stem in progs:
+        runs = {}
+        for pol in ("precise", "adaptive", "page"):
+            cwd = os.path.join(work, "gt-" + stem + "-" + argv[-1] + "-" + pol)
+            os.makedirs(cwd, exist_ok=True)
+            env = dict(base, LD_PRELOAD=lib, HEAPPROF=f"ldv,interval=0,ldv={pol}")
+            wall, _, _ = bt.run_once(argv, env, cwd)
+            runs[pol] = (hp_samples(os.path.join(cwd, stem + ".hp")), wall,
+                         prof_value(os.path.join(cwd, stem + ".prof"), "faults"))
+        exact = runs["precise"][0]
+        for pol, (samples, wall, faults) in runs.items():
+            shares = per_band(samples, exact)
+            if shares is None:
+                cells = "(different census count) | | |"
+            else:
+                cells = " | ".join(f"{100 * shares[b]:.1f}%" if b in shares else "-"
+                                   for b in ("VOID", "LAG", "USE", "DRAG"))
+            print(f"| {name} | {pol} | {cells} | {faults} | {wall:.2f} |", flush=True)
 
 
 def main():
@@ -135,6 +190,8 @@ def main():
                       for b in BANDS)
             prec = 1 - err / (2 * total) if total else 1.0
             print(f"| {pol:<19} | {prec * 100:8.2f}% | {faults:>6} | {wall:6.2f} |")
+        print()
+        ground_truth(work, base, lib, o2)
     finally:
         shutil.rmtree(work, True)
     return 0
