@@ -10,6 +10,7 @@
 #include "collector_hooks/hp_schemes.h"
 #include "hp_writer/hp_names.h"
 #include "hp_writer/hp_pprof.h"
+#include "hp_writer/hp_retained.h"
 #include "core/hp_breakdown.h"
 #include "core/hp_buf.h"
 #include "core/hp_capture.h"
@@ -38,6 +39,7 @@ int hp_output_finish_init(void)
     if (hp_buf_init(&msg, (size_t)1 << 20) != 0) return -1;
     if (hp_prof_init() != 0) return -1;
     if (hp_pprof_init() != 0) return -1;
+    if (hp_retained_init() != 0) return -1;
     return 0;
 }
 

@@ -15,6 +15,7 @@
  * BTYPE 00, at most 65535 bytes each), CRC-32 (IEEE) by table. */
 #include "hp_writer/hp_pprof.h"
 #include "hp_writer/hp_names.h"
+#include "hp_writer/hp_retained.h"
 #include "hp_writer/hp_srcloc.h"
 #include "core/hp_buf.h"
 #include "core/hp_hash.h"
@@ -313,6 +314,12 @@ int hp_pprof_write(int fd, const hp_pprof_run *run, const hp_ccs_stats *stats, u
     value_type(1, "alloc_space", "bytes");
     value_type(1, "inuse_objects", "count");
     value_type(1, "inuse_space", "bytes");
+    /* dominators=yes: what each stack's objects keep alive alone. */
+    int retained = hp_retained_known();
+    if (retained) {
+        value_type(1, "retained_objects", "count");
+        value_type(1, "retained_space", "bytes");
+    }
     /* Mappings: every loaded module. */
     int nmod = hp_symbols_module_count();
     for (int i = 0; i < nmod; i++) {
@@ -351,6 +358,12 @@ int hp_pprof_write(int fd, const hp_pprof_run *run, const hp_ccs_stats *stats, u
         varint(&vals, a->as);
         varint(&vals, a->io);
         varint(&vals, a->is);
+        if (retained) {
+            uint64_t rb = 0, ro = 0;
+            hp_retained_get(id, &rb, &ro);
+            varint(&vals, ro);
+            varint(&vals, rb);
+        }
         hp_buf_reset(&sub);
         field_bytes(&sub, 1, hp_buf_cstr(&ids), ids.len);
         field_bytes(&sub, 2, hp_buf_cstr(&vals), vals.len);
@@ -375,6 +388,10 @@ int hp_pprof_write(int fd, const hp_pprof_run *run, const hp_ccs_stats *stats, u
     while (nd && k < sizeof note - 16) note[k++] = d[--nd];
     memcpy(note + k, " ms (profile time)", 19);
     field_varint(&pb, 13, str_id(note));
+    if (retained)
+        field_varint(&pb, 13, str_id("heapprof: retained_* what each stack's objects keep "
+                                     "alive alone, at the census with the most bytes reached; "
+                                     "stacks nest: do not add them up"));
     field_varint(&pb, 13, str_id(run->job));
     field_varint(&pb, 14, 4);   /* inuse_space, as Go's heap profiles */
     /* The string table, last: every string is known now. */

@@ -2,6 +2,7 @@
  * heapsort, hp_buf, raw writes; the SIGINT/SIGTERM finisher writes it. */
 #include "hp_writer/hp_prof.h"
 #include "hp_writer/hp_names.h"
+#include "hp_writer/hp_retained.h"
 #include "core/hp_breakdown.h"
 #include "core/hp_shadow.h"
 #include "core/hp_symbols.h"
@@ -375,9 +376,13 @@ static void csv_line(hp_buf *b, const char *stack, const char *what, uint64_t ob
     hp_buf_chr(b, ',');
     hp_buf_u64(b, bytes);
     hp_buf_chr(b, ',');
-    hp_buf_u64(b, bytes - overhead);
-    hp_buf_chr(b, ',');
-    hp_buf_u64(b, overhead);
+    if (overhead != UINT64_MAX) {   /* (UINT64_MAX: no requested size, no overhead) */
+        hp_buf_u64(b, bytes - overhead);
+        hp_buf_chr(b, ',');
+        hp_buf_u64(b, overhead);
+    } else {
+        hp_buf_chr(b, ',');
+    }
     hp_buf_chr(b, ',');
     if (survived) hp_buf_u64(b, *survived);
     hp_buf_chr(b, ',');
@@ -405,10 +410,16 @@ static const char *sources_of(uint32_t id, hp_buf *src)
     return hp_buf_cstr(src);
 }
 
-static void csv_row(hp_buf *b, const row *r, const char *stack, int report, const char *source)
+static void csv_row(hp_buf *b, const row *r, const char *stack, int report, const char *source,
+                    uint32_t id)
 {
     csv_line(b, stack, "all", r->objects, r->bytes, r->bytes - r->requested, &r->survived,
              &r->at_peak, source);
+    /* dominators=yes: what the stack's objects keep alive alone
+     * (hp_retained.h), at the census the .prof's RETAINED SIZES shows. */
+    uint64_t rb, ro;
+    if (id != UINT32_MAX && hp_retained_get(id, &rb, &ro))
+        csv_line(b, stack, "retained", ro, rb, UINT64_MAX, NULL, NULL, NULL);
     if (report & HP_REPORT_GEN)
         for (int a = 0; a < HP_AGE_BUCKETS; a++) {
             char what[16] = "survived:";
@@ -435,10 +446,10 @@ int hp_prof_write_csv(int fd, int report, const hp_ccs_stats *stats, uint32_t nc
     uint32_t nnames;
     size_t n = prepare_rows(stats, nccs, &total, &nnames);
     const uint32_t *order = (const uint32_t *)order_vec.base;
-    csv_row(b, &total, "total profiled", report, NULL);
+    csv_row(b, &total, "total profiled", report, NULL, UINT32_MAX);
     for (size_t k = 0; k < n; k++)
         csv_row(b, &rows()[order[k]], hp_names_full(order[k]), report,
-                sources_of(order[k], &src_buf));
+                sources_of(order[k], &src_buf), order[k]);
     clear_rows(nnames);
     if (b->failed) return -1;
     return hp_buf_write(b, fd);

@@ -12,6 +12,7 @@
 #include "core/hp_symbols.h"
 #include "core/hp_demangle.h"
 #include "hp_writer/hp_names.h"
+#include "hp_writer/hp_retained.h"
 
 #include <string.h>
 
@@ -389,6 +390,80 @@ static void dom_name(hp_buf *b, const hp_scc_doms *d, uint32_t c)
     else hp_buf_str(b, hp_names_full(hp_names_full_of(recs[r].ccs)));
 }
 
+/* The `k` largest children of component c (by retained bytes) into top,
+ * largest first; their number. */
+static int largest_kids(const hp_scc_doms *d, const uint32_t *first, const uint32_t *kids,
+                        uint32_t c, uint32_t *top, int k)
+{
+    int n = 0;
+    for (uint32_t i = first[c]; i < first[c + 1]; i++) {
+        uint32_t x = kids[i];
+        int at = n;
+        while (at > 0 && d->retained[top[at - 1]] < d->retained[x]) at--;
+        if (at >= k) continue;
+        if (n < k) n++;
+        for (int j = n - 1; j > at; j--) top[j] = top[j - 1];
+        top[at] = x;
+    }
+    return n;
+}
+
+/* Levels of the tree the .prof shows, and how many children at each. */
+#define HP_DOM_LEVELS 3
+static const int dom_fanout[HP_DOM_LEVELS] = {10, 5, 3};
+
+static void tree_line(hp_buf *b, const hp_scc_doms *d, uint32_t c, int level)
+{
+    hp_buf_u64w(b, d->retained[c], 11);
+    hp_buf_u64w(b, d->retained_objects[c], 13);
+    hp_buf_u64w(b, d->bytes[c], 13);
+    hp_buf_str(b, "  ");
+    for (int i = 0; i < level; i++) hp_buf_str(b, "  ");
+    dom_name(b, d, c);
+    if (level == 0) {
+        hp_buf_str(b, "; ");
+        hp_buf_str(b, hp_names_label(set_label(d->set[c])));
+    }
+    hp_buf_chr(b, '\n');
+}
+
+/* The rest of c's children, after the `shown` largest, in one line. */
+static void tree_rest(hp_buf *b, const hp_scc_doms *d, const uint32_t *first,
+                      const uint32_t *kids, uint32_t c, const uint32_t *shown, int nshown,
+                      int level)
+{
+    uint64_t rb = 0, ro = 0, n = 0;
+    for (uint32_t i = first[c]; i < first[c + 1]; i++) {
+        int skip = 0;
+        for (int j = 0; j < nshown; j++) skip |= shown[j] == kids[i];
+        if (skip) continue;
+        rb += d->retained[kids[i]];
+        ro += d->retained_objects[kids[i]];
+        n++;
+    }
+    if (!n) return;
+    hp_buf_u64w(b, rb, 11);
+    hp_buf_u64w(b, ro, 13);
+    hp_buf_str(b, "             ");
+    hp_buf_str(b, "  ");
+    for (int i = 0; i < level; i++) hp_buf_str(b, "  ");
+    hp_buf_str(b, "(");
+    hp_buf_u64(b, n);
+    hp_buf_str(b, n == 1 ? " other)\n" : " others)\n");
+}
+
+static void dom_tree(hp_buf *b, const hp_scc_doms *d, const uint32_t *first,
+                     const uint32_t *kids, uint32_t c, int level)
+{
+    uint32_t top[16];
+    int n = largest_kids(d, first, kids, c, top, dom_fanout[level]);
+    for (int i = 0; i < n; i++) {
+        tree_line(b, d, top[i], level);
+        if (level + 1 < HP_DOM_LEVELS) dom_tree(b, d, first, kids, top[i], level + 1);
+    }
+    tree_rest(b, d, first, kids, c, top, n, level);
+}
+
 void hp_retainer_dominators(const hp_scc_doms *d)
 {
     uint32_t R = d->ncomp;
@@ -490,6 +565,13 @@ void hp_retainer_dominators(const hp_scc_doms *d)
         depth--;
         if (c != R && stk[c] != UINT32_MAX) active[stk[c]]--;
     }
+    hp_retained_set(byst, maxst);   /* for the CSV and the pprof export */
+    hp_buf_str(b, "\nThe dominator tree, three levels down: each object under the root, the "
+                  "largest it keeps alive alone below it, and theirs (each line's figures "
+                  "include the lines below it; the rest of each level on one line)\n"
+                  "   retained      objects    own bytes  allocated at (the first level: "
+                  "; held by)\n");
+    dom_tree(b, d, first, kids, R, 0);
     hp_buf_str(b, "\nWhat each allocation stack's objects keep alive (each object once: "
                   "objects under others of their own stack are in those), largest first\n"
                   "   retained      objects  cost-centre stack\n");

@@ -94,6 +94,25 @@ class Pprof(hptest.ProfileTest):
         self.assertEqual(len(prog_maps), 1, maps)
         self.assertTrue(prog_maps[0].endswith(" %s [FN][FL][LN]" % build_id), prog_maps[0])
 
+    def test_retained_sizes(self):
+        # dominators=yes: two more sample types, each stack's retained
+        # objects and bytes, as the CSV's `retained` rows and the program's
+        # own figures (tests/progs/retained.c).
+        r, hp, prof = self.profile("retained", heapprof="retainer,interval=0,dominators=yes")
+        want = {}
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if w[0] == "STACK":
+                want[w[1] + "/build/main"] = (int(w[3]), int(w[2]))
+        types, samples, locs, maps = raw(self, os.path.join(r.cwd, "retained.pb.gz"))
+        self.assertEqual(types[4:], ["retained_objects/count", "retained_space/bytes"])
+        got = {"/".join(names): (vals[4], vals[5]) for vals, names in samples}
+        self.assertEqual(got, want)
+        # Without dominators=yes: the four types only.
+        r, hp, prof = self.profile("retained", heapprof="retainer,interval=0")
+        types, samples, locs, maps = raw(self, os.path.join(r.cwd, "retained.pb.gz"))
+        self.assertEqual(len(types), 4)
+
     def marker(self, name):
         src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "progs", "names_lines.c")

@@ -8,6 +8,8 @@ and an object reachable only through a designated retainer
 (from GC_size); the census taken at exit must show exactly those bands,
 and the .prof must list each set with exactly those members.
 """
+import csv
+import os
 import re
 
 import hptest
@@ -187,6 +189,44 @@ class Retainer(hptest.ProfileTest):
         tops = [int(x) for x in re.findall(r"^\s+(\d+)\s+\d+\s+\d+\s+\d+  ", top_txt, re.M)]
         self.assertEqual(tops, sorted(tops, reverse=True))
         self.assertEqual(list(stacks.values()), sorted(stacks.values(), reverse=True))
+        # The tree, three levels down, exact: the list's head, its next
+        # node and the one after; the shared object, the chain's head and
+        # its next; the holder, its five largest leaves (each 1 object) and
+        # the other fourteen on one line.
+        ns = want_top["list"][0] // want_top["list"][1]
+        ls = want_top["leaf"][0]
+        hs = want_top["holder"][0] - (want_top["holder"][1] - 1) * ls
+        tree_txt = part.split("\nThe dominator tree, three levels down", 1)[1]
+        tree_txt = tree_txt.split("\n\n", 1)[0].splitlines()[2:]
+        rows = []
+        for line in tree_txt:
+            # Columns of 11, 13 and 13 characters (own bytes blank on the
+            # line of the others), two spaces, two more per level.
+            own, rest = line[24:37].strip(), line[39:]
+            name = rest.lstrip(" ")
+            rows.append(((len(rest) - len(name)) // 2, int(line[0:11]), int(line[11:24]),
+                         int(own) if own else None, name.split(";")[0]))
+        n_list, n_chain, n_leaf = want_top["list"][1], want_top["shared"][1] - 1, want_top["holder"][1]
+        want_rows = [
+            (0, n_list * ns, n_list, ns, "make_list/build/main"),
+            (1, (n_list - 1) * ns, n_list - 1, ns, "make_list/build/main"),
+            (2, (n_list - 2) * ns, n_list - 2, ns, "make_list/build/main"),
+            (0, (n_chain + 1) * ns, n_chain + 1, ns, "make_shared/build/main"),
+            (1, n_chain * ns, n_chain, ns, "make_chain/build/main"),
+            (2, (n_chain - 1) * ns, n_chain - 1, ns, "make_chain/build/main"),
+            (0, hs + (n_leaf - 1) * ls, n_leaf, hs, "make_holder/build/main"),
+        ] + [(1, ls, 1, ls, "make_leaf/build/main")] * 5 + [
+            (1, (n_leaf - 6) * ls, n_leaf - 6, None, "(%d others)" % (n_leaf - 6)),
+        ]
+        ours = [row for row in rows if not row[4].startswith("(objects heapprof")]
+        self.assertEqual(ours[:len(want_rows)], want_rows)
+        self.assertEqual(ours[len(want_rows):], [(0, ls, 1, ls, "make_leaf/build/main")])
+        # The CSV: a `retained` row per stack, the same figures.
+        with open(os.path.join(r.cwd, "retained.alloc.csv"), newline="") as f:
+            got = {row["stack"]: (int(row["bytes"]), int(row["objects"]), row["requested"])
+                   for row in csv.DictReader(f) if row["breakdown"] == "retained"}
+        self.assertEqual(got, {name + "/build/main": (want[0], want[1], "")
+                               for name, want in want_stack.items()})
 
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
