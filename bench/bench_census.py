@@ -11,7 +11,10 @@
 3. trees.c (../shared/workloads) at DEPTH: plain vs HEAPPROF=retainer,
    unwind=fp (frame-pointer build) and unwind=libunwind (-O2 build), best
    of N.
-4. Real runtimes (when installed): Guile filling a hash table
+4. dominators=yes against the same run without, on trees.c and Guile's
+   hash table: the dominator trees' milliseconds and memory against the
+   traversal and the collector's mark.
+5. Real runtimes (when installed): Guile filling a hash table
    (tests/external/runtimes/hash.scm, HP_N=150000) and sorting 300,000
    strings, ECL's list workload (list.lsp), w3m dumping a 5000-row table,
    nix-instantiate folding into an 8000-attribute set, GNU poke running a
@@ -194,6 +197,49 @@ def runtimes(work, base, lib, runs):
                   f"| {covs} |")
 
 
+def dominators(work, base, lib, trees, depth):
+    """dominators=yes against the same run without: the traversal's and
+    the dominator trees' milliseconds against the collector's mark, the
+    dominator arrays' memory, peak RSS and wall (one run each), on trees.c
+    and Guile's hash table (150k entries)."""
+    progs = [(f"trees.c {depth}", [trees, str(depth)], {}, "trees")]
+    if shutil.which("guile"):
+        progs.append(("guile, hash table (150k)",
+                      ["guile", "-q", "--no-auto-compile",
+                       os.path.join(REPO, "tests", "external", "runtimes", "hash.scm")],
+                      {"HP_N": "150000"}, "guile"))
+    print()
+    print("dominators=yes, one run each (interval 0.1): traversal and dominator trees against "
+          "the collector's mark over the run's censuses")
+    print()
+    print("| program | run | wall s | peak RSS MiB | traversal ms | dominator trees ms "
+          "| collector mark ms | dominators / mark | dominator arrays MiB "
+          "| objects reached (most) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, argv, extra, stem in progs:
+        for dom in ("no", "yes"):
+            cwd = os.path.join(work, f"dom-{stem}-{dom}")
+            os.makedirs(cwd, exist_ok=True)
+            env = dict(base, LD_PRELOAD=lib, HEAPPROF=f"retainer,dominators={dom}", **extra)
+            wall, rss, _ = bench_trees.run_once(argv, env, cwd)
+            with open(os.path.join(cwd, stem + ".prof")) as f:
+                text = f.read()
+            tot = re.search(r"^traversal total ([\d.]+) ms, collector mark total ([\d.]+) ms",
+                            text, re.M)
+            cost = re.search(r"^Cost: \d+ trees?, ([\d.]+) ms in all .*their arrays at most "
+                             r"(\d+) bytes \(the most objects reached at a census: (\d+)\)",
+                             text, re.M)
+            tr, mk = (float(tot.group(1)), float(tot.group(2))) if tot else (0.0, 0.0)
+            if cost:
+                dms, mem, objs = float(cost.group(1)), int(cost.group(2)), int(cost.group(3))
+                dcells = (f"{dms:.1f} | {mk:.1f} | {dms / mk:.2f}x | {mem / 2 ** 20:.1f} "
+                          f"| {objs}")
+            else:
+                dcells = f"- | {mk:.1f} | - | - | -"
+            print(f"| {name} | dominators={dom} | {wall:.2f} | {rss / 1024:.0f} | {tr:.1f} "
+                  f"| {dcells} |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("depth", nargs="?", type=int, default=18)
@@ -273,6 +319,7 @@ def main():
         if tail:
             print()
             print("retainer run, trees-fp: " + tail[-1].strip())
+        dominators(work, base, lib, o2, args.depth)
         runtimes(work, base, lib, args.runs)
     finally:
         shutil.rmtree(work, True)

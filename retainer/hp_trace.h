@@ -92,6 +92,8 @@ typedef struct hp_scc_doms {
     uint32_t ncomp;
     const uint32_t *idom, *rep_rec, *set;
     const uint64_t *bytes, *objects, *retained, *retained_objects;
+    uint64_t ns;        /* time this computation took */
+    uint64_t memory;    /* bytes its arrays hold (committed) */
 } hp_scc_doms;
 
 typedef struct hp_trace_scc_ops {

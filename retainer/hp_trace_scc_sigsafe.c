@@ -41,6 +41,7 @@
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
+#include "core/hp_rt.h"
 
 #include <string.h>
 
@@ -280,6 +281,7 @@ static uint32_t intersect(const uint32_t *idom, uint32_t a, uint32_t b)
 
 static void dominators(void)
 {
+    uint64_t t0 = hp_mono_ns();
     uint32_t R = ncomp, none = UINT32_MAX;
     size_t n = (size_t)ncomp + 1;
     if ((!dom_idom_vec.base && (hp_vec_reserve(&dom_idom_vec, (size_t)1 << 32) ||
@@ -342,7 +344,9 @@ static void dominators(void)
         ret[idom[c]] += ret[c];
         reto[idom[c]] += reto[c];
     }
-    hp_scc_doms d = {ncomp, idom, rep, comp_set, bytes, objs, ret, reto};
+    uint64_t mem = dom_idom_vec.committed + dom_rep_vec.committed + dom_bytes_vec.committed +
+                   dom_objs_vec.committed + dom_ret_vec.committed + dom_reto_vec.committed;
+    hp_scc_doms d = {ncomp, idom, rep, comp_set, bytes, objs, ret, reto, hp_mono_ns() - t0, mem};
     ops.dominators(&d);
 }
 
