@@ -228,6 +228,27 @@ class Retainer(hptest.ProfileTest):
         self.assertEqual(got, {name + "/build/main": (want[0], want[1], "")
                                for name, want in want_stack.items()})
 
+    def test_retained_size_of_the_guide_leak(self):
+        # doc/guide.md, "Finding a leak": in one run, the newest log entry
+        # (allocated by log_reply, held by session_log) keeps all 8000
+        # entries alive alone; the CSV's retained line says the same.
+        leak = os.path.join(hptest.BUILD, "examples", "leak")
+        r = hptest.run(self, [leak, "8000"], heapprof="retainer,dominators=yes")
+        self.assertEqual(r.rc, 0, r.stderr)
+        prof = r.prof()
+        part = prof.split("\nRETAINED SIZES (dominators=yes", 1)[1]
+        first = re.search(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+1  (\S+); \(\d+\)(\S+)$", part, re.M)
+        self.assertIsNotNone(first, part[:2000])
+        with open(os.path.join(r.cwd, "leak.alloc.csv"), newline="") as f:
+            rows = {(row["stack"], row["breakdown"]): row for row in csv.DictReader(f)}
+        # Every entry, and nothing else (entries may differ in granted
+        # size: the whole log's live bytes at the peak, which is at exit).
+        log = int(rows[("log_reply/main", "all")]["live_at_peak"])
+        self.assertEqual((int(first.group(1)), int(first.group(2)), first.group(4), first.group(5)),
+                         (log, 8000, "log_reply/main", "session_log"))
+        ret = rows[("log_reply/main", "retained")]
+        self.assertEqual((int(ret["bytes"]), int(ret["objects"])), (log, 8000))
+
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.
