@@ -293,6 +293,7 @@ static void fill_prof(int fd, void *arg)
     s.stacks = hp_stacks_count();
     s.libunwind_walks = hp_capture_libunwind_walks();
     s.profiler_bytes = hp_mem_committed();
+    s.profiler_peak_bytes = hp_mem_committed_peak();
     s.shadow_bytes = hp_cf.shadow_at_peak;
     s.log_bytes = hp_cf.logs_at_peak;
     static hp_buf note;

@@ -42,5 +42,8 @@ void *hp_arena_alloc(hp_arena *a, size_t n);
 
 /* Total bytes committed by every hp_vec in the process (profiler memory). */
 size_t hp_mem_committed(void);
+/* The most it has been since start-up (trims at collections lower the
+ * committed total; this does not come down). */
+size_t hp_mem_committed_peak(void);
 
 #endif

@@ -46,6 +46,7 @@
 enum { HP_VEC_SLOT = 1, HP_VEC_RESERVED = 2 };
 
 static _Atomic size_t hp_total_committed;
+static _Atomic size_t hp_peak_committed;   /* the most hp_total_committed has been */
 static _Atomic uintptr_t hp_slot_cursor;
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
@@ -151,8 +152,13 @@ int hp_vec_ensure(hp_vec *v, size_t bytes)
         if (need >= want || commit_range(v, v->committed, need) != 0) return -1;
         want = need;
     }
-    atomic_fetch_add_explicit(&hp_total_committed, want - v->committed,
-                              memory_order_relaxed);
+    size_t now = atomic_fetch_add_explicit(&hp_total_committed, want - v->committed,
+                                           memory_order_relaxed) + (want - v->committed);
+    size_t peak = atomic_load_explicit(&hp_peak_committed, memory_order_relaxed);
+    while (now > peak && !atomic_compare_exchange_weak_explicit(&hp_peak_committed, &peak, now,
+                                                                memory_order_relaxed,
+                                                                memory_order_relaxed))
+        ;
     v->committed = want;
     return 0;
 }
@@ -189,4 +195,9 @@ void *hp_arena_alloc(hp_arena *a, size_t n)
 size_t hp_mem_committed(void)
 {
     return atomic_load_explicit(&hp_total_committed, memory_order_relaxed);
+}
+
+size_t hp_mem_committed_peak(void)
+{
+    return atomic_load_explicit(&hp_peak_committed, memory_order_relaxed);
 }

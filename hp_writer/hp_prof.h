@@ -20,7 +20,7 @@ typedef struct hp_prof_summary {
     uint64_t collections, censuses;
     uint64_t peak_bytes, peak_objects;
     uint64_t objects, bytes, requested, survived;
-    uint64_t stacks, profiler_bytes;
+    uint64_t stacks, profiler_bytes, profiler_peak_bytes;
     int64_t libunwind_walks;             /* unwind=libunwind: walks not by recipes; else -1 */
     uint64_t shadow_bytes, log_bytes;    /* at the peak census */
     const char *note;                    /* extra line, or NULL */

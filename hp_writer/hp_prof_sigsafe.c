@@ -289,8 +289,19 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_str(b, " (stacks walked by libunwind itself; the rest by cached recipes)\n");
     }
     line("profiler memory", b);
+    hp_buf_u64(b, s->profiler_peak_bytes > s->profiler_bytes ? s->profiler_peak_bytes
+                                                              : s->profiler_bytes);
+    hp_buf_str(b, " bytes at the most (");
     hp_buf_u64(b, s->profiler_bytes);
-    hp_buf_str(b, " bytes\n");
+    hp_buf_str(b, " at exit");
+    if (s->peak_objects) {
+        uint64_t most = s->profiler_peak_bytes > s->profiler_bytes ? s->profiler_peak_bytes
+                                                                   : s->profiler_bytes;
+        hp_buf_str(b, "; ");
+        hp_buf_fixed(b, (double)most / (double)s->peak_objects, 1);
+        hp_buf_str(b, " per object live at the peak");
+    }
+    hp_buf_str(b, ")\n");
     line("shadow table", b);
     hp_buf_u64(b, (uint64_t)sizeof(hp_rec_size_probe));
     hp_buf_str(b, " bytes a record; at the peak ");
