@@ -19,6 +19,13 @@ With heapprof's .prof the page also has a flame graph (an icicle) of its
 allocation table, of the bytes allocated or live at the peak: click a
 frame to zoom, point at one for its full name and bytes (flame_tree,
 flame_data; drawn by the page's script).
+
+The dominator tree of mode retainer's RETAINED SIZES section
+(dominators=yes), three levels down in the .prof, is a tree on the page
+that a click opens level by level, as Eclipse MAT's: each node its
+retained bytes and objects, own bytes and share of what the census
+reached (_parse_dom_tree, dom_tree_section; nested <details>, so it opens
+without the script too).
 """
 import argparse
 import html
@@ -478,6 +485,80 @@ def _parse_frames(lines, i, prof):
     return i
 
 
+# Mode retainer's RETAINED SIZES section (dominators=yes): its title names
+# the census whose dominator tree the section shows and what that census
+# reached; one of its tables is the tree itself, three levels down, one
+# line a node: retained bytes (11 characters), retained objects (13), own
+# bytes (13; blank on the line that sums the rest of a level), two blanks
+# and two more a level, then the allocation stack ('STACK; SET' at the
+# first level: the retainer set that holds it) or '(N others)'.
+RETAINED_RE = re.compile(r"^RETAINED SIZES \(dominators=yes: .*?\bcensus at ([\d.]+) s\b.*?"
+                         r"most bytes reached: (\d+) bytes in (\d+) objects")
+DOM_TREE_TITLE = "The dominator tree"
+DOM_ROW_RE = re.compile(r"^ *(\d+) +(\d+)(?:( +)(\d+))?( +)(\S.*?)\s*$")
+DOM_OTHERS_RE = re.compile(r"^\((\d+) others?\)$")
+
+
+def _dom_row(line):
+    """(level, retained bytes, retained objects, own bytes or None, text) of
+    a line of the dominator tree, or None. The level is from the blanks
+    before the text: two, then two a level, after the own bytes; 15, then
+    two a level, where the own bytes are blank (the 13 of their column and
+    the two after it)."""
+    m = DOM_ROW_RE.match(line)
+    if not m:
+        return None
+    own = int(m.group(4)) if m.group(4) else None
+    gap = len(m.group(5))
+    level = max(0, (gap - (2 if own is not None else 15)) // 2)
+    return level, int(m.group(1)), int(m.group(2)), own, m.group(6)
+
+
+def _parse_dom_tree(lines, i, prof):
+    """The dominator tree whose title is lines[i] (RETAINED SIZES, mode
+    retainer with dominators=yes), its header line next, then one line a
+    node up to a blank line; (table of kind "tree", index of the line after
+    its rows), or None when no header line of the tree follows the title.
+
+    The table's rows are its nodes in the file's order, roots are the first
+    level's; a node is a dict: name (the allocation stack, or '(N others)'),
+    held_by (the retainer set holding it, at the first level; else ''),
+    retained and objects (what it keeps alive alone: its own and those of
+    every node under it), own (its own bytes; None on a line of others),
+    others (how many nodes a line of others sums, else None), level (0 for
+    the first; a line deeper than the one before it by more than one is
+    taken as its child) and children [nodes]. reached is {time, bytes,
+    objects} of the census, from the section's title (None without it)."""
+    n = len(lines)
+    cols = _split_header(lines[i + 1]) if i + 1 < n else []
+    if not (_is_header(cols) and cols[0] == "retained" and "objects" in cols):
+        return None
+    nodes, roots, path = [], [], []
+    j = i + 2
+    while j < n and lines[j].strip():
+        r = _dom_row(lines[j])
+        if r is None:
+            break
+        level, retained, objects, own, text = r
+        level = min(level, len(path))
+        name, held = text, ""
+        m = DOM_OTHERS_RE.match(text) if own is None else None
+        if level == 0 and not m:
+            name, sep, held = text.rpartition("; ")
+            if not sep:
+                name, held = text, ""
+        node = {"name": name, "held_by": held, "retained": retained, "objects": objects,
+                "own": own, "others": int(m.group(1)) if m else None, "level": level,
+                "children": []}
+        del path[level:]
+        (path[-1]["children"] if path else roots).append(node)
+        path.append(node)
+        nodes.append(node)
+        j += 1
+    return {"title": lines[i].strip(), "columns": cols, "rows": nodes, "roots": roots,
+            "notes": [], "kind": "tree", "reached": prof.get("retained")}, j
+
+
 def parse_prof(path):
     """Returns a dict: heapprof (bool), date, job, pid, settings, summary
     [(key, value)], notes [str] (those under the summary, among them the
@@ -485,13 +566,16 @@ def parse_prof(path):
     notes [str], kind}], sets [(id, [members])], frames {full stack name:
     [(function, module+address or 'explicit', source line or None)]} (the
     STACK FRAMES section, in the file's order), frames_title, frames_notes
-    [str], other [str].
+    [str], retained ({time, bytes, objects} of the census mode retainer's
+    RETAINED SIZES section shows, from its title; None without one),
+    other [str].
 
     A table's kind is "header" (a header line of columns set apart by two
     or more blanks, then rows whose leading columns are numbers), "listed"
     (its title lists the columns: RETAINER CENSUSES, ROOT CENSUSES; rows
     after a blank line, with a last column "note" for what rows say beyond
-    the columns) or "kv" (a section of counters, NAME  VALUE: ldv's). A
+    the columns), "kv" (a section of counters, NAME  VALUE: ldv's) or
+    "tree" (RETAINED SIZES' dominator tree: _parse_dom_tree). A
     table's notes are the lines of its section after its rows ("traversal
     total ..."); other has the lines in no table."""
     with open(path, "rb") as f:
@@ -500,7 +584,7 @@ def parse_prof(path):
     prof = {"heapprof": bool(lines) and lines[0].startswith("heapprof report"),
             "date": "", "job": "", "pid": "", "settings": "", "summary": [], "notes": [],
             "tables": [], "sets": [], "frames": {}, "frames_title": "", "frames_notes": [],
-            "other": []}
+            "retained": None, "other": []}
     for line in lines:
         m = SET_RE.match(line)
         if m:
@@ -533,10 +617,21 @@ def parse_prof(path):
             i = _parse_frames(lines, i, prof)
             in_summary, cur = False, None
             continue
+        if line.startswith(DOM_TREE_TITLE):
+            found = _parse_dom_tree(lines, i, prof)
+            if found:
+                in_summary = False
+                cur, i = found
+                prof["tables"].append(cur)
+                continue
         if TITLE_RE.match(line):
             # A section: a table its title lists the columns of, counters,
             # or a title over a header line (taken below) or other lines.
             in_summary, cur = False, None
+            m = RETAINED_RE.match(s)
+            if m:
+                prof["retained"] = {"time": m.group(1), "bytes": int(m.group(2)),
+                                    "objects": int(m.group(3))}
             cols = _listed_columns(s)
             found = (_parse_listed(lines, i, cols) if cols else None) or \
                 _parse_counters(lines, i)
@@ -1227,6 +1322,104 @@ def table_section(t, table):
             f"</section>")
 
 
+def _share(v, total):
+    """v as a percentage of total ('51.6%', '<0.1%'); '-' for no total."""
+    if not total:
+        return "-"
+    p = 100 * v / total
+    return ("<0.1" if 0 < p < 0.1 else f"{p:.1f}") + "%"
+
+
+def _dom_node_row(node, total, frames_of, tag):
+    """HTML of a node of the dominator tree, one row: what it is (its stack
+    and, at the first level, the retainer set holding it), its retained
+    bytes (exact in the title), objects and own bytes, and its share of
+    what the census reached as a bar; `tag` is summary for a node with
+    children (a click opens it), else div."""
+    name, held = node["name"], node["held_by"]
+    if node["others"] is not None:
+        what = (f'<span class="dt-stack">{esc(name)}</span>'
+                '<span class="dt-held">the rest of this level, summed</span>')
+        tip = (f'{node["others"]} more node{"" if node["others"] == 1 else "s"} at this level '
+               f"(the largest are shown above)")
+    else:
+        frames = frames_of.get(name)
+        tip = stack_tip([name], frames_of) if frames else name
+        what = f'<span class="dt-stack">{esc(name)}</span>'
+        if held:
+            what += ('<span class="dt-held" title="the retainer set that holds it">'
+                     f"held by {esc(held)}</span>")
+            tip += f"\n\nheld by {held} (the retainer set that holds it)"
+    retained, objects, own = node["retained"], node["objects"], node["own"]
+    share = _share(retained, total)
+    width = min(100.0, 100 * retained / total) if total else 0
+    cls = "dt-row" + (" dt-others" if node["others"] is not None else "")
+    return (f'<{tag} class="{cls}" data-level="{node["level"]}" data-retained="{retained}" '
+            f'data-objects="{objects}" data-own="{"" if own is None else own}">'
+            '<span class="dt-caret" aria-hidden="true"></span>'
+            f'<span class="dt-what" title="{esc(tip)}">{what}</span>'
+            f'<span class="dt-num dt-ret" title="{retained:,} bytes retained">'
+            f"{esc(human(retained))}</span>"
+            f'<span class="dt-num dt-obj" title="{objects:,} object{"" if objects == 1 else "s"} '
+            f'retained">{objects:,}</span>'
+            f'<span class="dt-num dt-own"'
+            + ("" if own is None else f' title="{own:,} bytes of its own"')
+            + f'>{"" if own is None else f"{own:,}"}</span>'
+            f'<span class="dt-share" title="{esc(share)} of the {total:,} bytes reached">'
+            f'<span class="dt-bar"><i style="width:{width:.2f}%"></i></span>'
+            f'<span class="dt-pct">{esc(share)}</span></span></{tag}>')
+
+
+def dom_tree_section(t, table, prof):
+    """HTML of RETAINED SIZES' dominator tree (a table of kind "tree"): a
+    tree of nested <details>, the first level shown and each node opened
+    by a click on it (as Eclipse MAT's dominator tree); a node's share is of
+    the bytes the census reached (the section's title), or of the first
+    level's sum without it."""
+    title, _, what = table["title"].partition(" (")[0].partition(": ")
+    reached = table.get("reached")
+    roots = table["roots"]
+    total = reached["bytes"] if reached and reached["bytes"] else \
+        sum(r["retained"] for r in roots)
+    sub = [what] if what else []
+    if reached:
+        sub.append(f'the census at {reached["time"]} s reached {reached["bytes"]:,} bytes in '
+                   f'{reached["objects"]:,} objects')
+    sub.append("a line's figures include the lines under it; click a node to open it")
+    frames_of = prof.get("frames", {})
+    out = []
+    depth = 0           # <details> open around the current node
+    for node in table["rows"]:
+        while depth > node["level"]:
+            out.append("</div></details>")
+            depth -= 1
+        if node["children"]:
+            out.append('<details class="dt-node">'
+                       + _dom_node_row(node, total, frames_of, "summary")
+                       + '<div class="dt-kids">')
+            depth += 1
+        else:
+            out.append(_dom_node_row(node, total, frames_of, "div"))
+    out.append("</div></details>" * depth)
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in table.get("notes", ()))
+    if not roots:
+        body = '<p class="note">(none: no object under the root)</p>'
+    else:
+        body = ('<div class="dt-tools"><button type="button" data-dt="open">open all</button>'
+                '<button type="button" data-dt="close">close all</button></div>'
+                '<div class="domtree" role="group" aria-label="dominator tree">'
+                '<div class="dt-row dt-head"><span class="dt-caret"></span>'
+                '<span class="dt-what">allocated at; held by (the first level)</span>'
+                '<span class="dt-num">retained</span><span class="dt-num">objects</span>'
+                '<span class="dt-num">own bytes</span>'
+                f'<span class="dt-share" title="share of the {total:,} bytes '
+                f'{"the census reached" if reached else "of the first level"}">share of '
+                f'{esc(human(total))}</span></div>'
+                + "".join(out) + "</div>")
+    return (f'<section class="card prof-tree" id="table-{t}"><h2>{esc(title)} '
+            f'<span class="sub">{esc(" · ".join(sub))}</span></h2>{body}{notes}</section>')
+
+
 def prof_sections(prof, data):
     """HTML of the .prof part of the page."""
     parts = []
@@ -1242,7 +1435,8 @@ def prof_sections(prof, data):
                      f'<span class="sub">{esc(data["prof"])}</span></h2>'
                      f'<table class="kv">{rows}</table>{notes}</section>')
         for t, table in enumerate(prof["tables"]):
-            parts.append(table_section(t, table))
+            parts.append(dom_tree_section(t, table, prof) if table.get("kind") == "tree"
+                         else table_section(t, table))
         if prof["frames_title"]:
             parts.append(frames_section(prof))
         if prof["other"]:
@@ -1556,6 +1750,30 @@ pre { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; margin: 
 #flame-tip .fname { font-family: var(--mono); font-weight: 600; word-break: break-all; }
 #flame-tip .muted, #flame-tip .fsrc { color: #b8c2d9; }
 #flame-tip .fsrc { font-family: var(--mono); word-break: break-all; }
+.dt-tools { display: flex; gap: 6px; margin-bottom: 8px; font-size: 12px; }
+.dt-tools button { font: inherit; border: 1px solid var(--line); background: #f8f9fb; padding: 2px 10px; cursor: pointer; color: var(--ink); border-radius: 5px; }
+.dt-tools button:hover { border-color: var(--accent); }
+.domtree { max-height: 640px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; font-size: 12.5px; }
+.domtree .dt-row { display: flex; align-items: center; gap: 10px; padding: 3px 10px 3px 6px; border-bottom: 1px solid #f0f1f4; }
+.domtree .dt-head { position: sticky; top: 0; z-index: 1; background: #f3f5f9; font-weight: 600; border-bottom-color: var(--line); }
+.domtree summary { cursor: pointer; list-style: none; }
+.domtree summary::-webkit-details-marker { display: none; }
+.domtree summary:hover { background: #f6f8ff; }
+.domtree summary:focus-visible { outline: 2px solid var(--accent); outline-offset: -2px; }
+.dt-caret { flex: 0 0 12px; color: var(--muted); font-size: 11px; }
+.domtree summary > .dt-caret::before { content: "\25B8"; }
+.domtree details[open] > summary > .dt-caret::before { content: "\25BE"; }
+.dt-what { flex: 1 1 auto; min-width: 0; display: flex; flex-wrap: wrap; gap: 2px 10px; align-items: baseline; }
+.dt-stack { font-family: var(--mono); font-size: 12px; word-break: break-all; }
+.dt-held { color: var(--muted); font-family: var(--mono); font-size: 11.5px; word-break: break-all; }
+.dt-others .dt-stack { color: var(--muted); font-style: italic; }
+.dt-num { flex: 0 0 86px; text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.dt-share { flex: 0 0 150px; display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.dt-bar { flex: 1 1 auto; height: 8px; background: #edf0f4; border-radius: 4px; overflow: hidden; }
+.dt-bar i { display: block; height: 100%; background: var(--accent); }
+.dt-pct { flex: 0 0 44px; text-align: right; color: var(--muted); font-size: 11.5px; font-variant-numeric: tabular-nums; }
+.dt-head .dt-share { justify-content: flex-end; }
+.dt-kids { margin-left: 16px; border-left: 1px dashed #d5dae3; }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 @media (max-width: 900px) { .chartwrap { flex-direction: column; } #legend { flex-basis: auto; max-height: 300px; } }
 </style>
@@ -1982,6 +2200,14 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
             name: id => fullName(nodes[id]), state: () => ({weight: w, zoom: zoom.id})};
   }
   const flame = D.flame ? initFlame(D.flame) : null;
+
+  // The dominator tree (nested <details>, each opened by a click on it):
+  // open or close every node of it at once.
+  for (const b of document.querySelectorAll(".dt-tools button")) {
+    b.addEventListener("click", () => {
+      for (const d of b.closest("section").querySelectorAll("details.dt-node")) d.open = b.dataset.dt === "open";
+    });
+  }
   window.heapprofReport = {data: D, visible: visible, render: render, flame: flame};
 })();
 </script>

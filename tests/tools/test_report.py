@@ -5,6 +5,7 @@ errors on malformed files (line numbers and what was expected), its .prof
 parser, top-N + OTHER on a large generated profile, and the page it writes
 (self-contained, data as drawn)."""
 import contextlib
+import html
 import io
 import json
 import os
@@ -1325,6 +1326,312 @@ class FlameGraph(unittest.TestCase):
         flame_json = len(json.dumps(F, separators=(",", ":")))
         self.assertLess(flame_json, 60 * len(F["nodes"]) + 150 * len(F["funcs"]))
         self.assertLess(flame_json, len(text) / 3)      # the tables hold more than it
+
+
+# ---------------------------------------------------------------------------
+# Mode retainer's dominator tree (dominators=yes)
+
+# fixtures/: a real run of tests/progs/retained.c with
+# HEAPPROF=retainer,interval=0,dominators=yes (see fixtures/README.md).
+DOM_PROF = "retained-dominators.prof"
+DOM_HP = "retained-dominators.hp"
+DOM_TREE_HEAD = "\nThe dominator tree, three levels down"
+LIST, SHARED, CHAIN = "make_list/build/main", "make_shared/build/main", "make_chain/build/main"
+HOLDER, LEAF = "make_holder/build/main", "make_leaf/build/main"
+UNTRACKED = "(objects heapprof does not track)"
+# The tree of the fixture, line by line: (level, retained bytes, retained
+# objects, own bytes (None on the line of others), name, held by, others).
+DOM_ROWS = [
+    (0, 4800, 100, 48, LIST, "(29)g_list", None),
+    (1, 4752, 99, 48, LIST, "", None),
+    (2, 4704, 98, 48, LIST, "", None),
+    (0, 2448, 51, 48, SHARED, "(36)g_a,g_b", None),
+    (1, 2400, 50, 48, CHAIN, "", None),
+    (2, 2352, 49, 48, CHAIN, "", None),
+    (0, 1088, 20, 176, HOLDER, "(32)g_holder", None),
+] + [(1, 48, 1, 48, LEAF, "", None)] * 5 + [
+    (1, 672, 14, None, "(14 others)", "", 14),
+    (0, 864, 18, 48, UNTRACKED, "(3)gc:data", None),
+    (1, 816, 17, 48, UNTRACKED, "", None),
+    (2, 768, 16, 48, UNTRACKED, "", None),
+    (0, 48, 1, 48, LEAF, "(38)g_holder,g_leaf", None),
+    (0, 48, 1, 48, UNTRACKED, "(37)gc:data,gc:frames", None),
+]
+# A C++ stack name with what HTML must escape: templates, '&', quotes.
+CXX_STACK = ('std::map<int, long>::insert(std::pair<int const, long> const&)/'
+             'ns::f<"q" & \'a\'>/main')
+
+
+def dom_text():
+    with open(fixture(DOM_PROF)) as f:
+        return f.read()
+
+
+def dom_line(level, retained, objects, own, text):
+    """A line of the .prof's dominator tree, as heapprof writes it."""
+    return "%11d%13d%13s  %s%s" % (retained, objects, "" if own is None else own,
+                                   "  " * level, text)
+
+
+def tree_of(prof):
+    """The .prof's dominator tree (its table of kind "tree"), or None."""
+    trees = [t for t in prof["tables"] if t["kind"] == "tree"]
+    return trees[0] if trees else None
+
+
+def node_row(n):
+    return (n["level"], n["retained"], n["objects"], n["own"], n["name"], n["held_by"],
+            n["others"])
+
+
+class DominatorTree(unittest.TestCase):
+    """RETAINED SIZES' dominator tree (mode retainer, dominators=yes): parsed
+    into nodes, drawn as a tree of <details> a click opens level by level."""
+
+    def setUp(self):
+        tltest.check_env(self)
+
+    def parse(self, text, name="t.prof"):
+        return R.parse_prof(write(tltest.tempdir(self), name, text))
+
+    def test_tree_from_a_real_prof(self):
+        prof = R.parse_prof(fixture(DOM_PROF))
+        self.assertEqual(prof["retained"], {"time": "0.00", "bytes": 9296, "objects": 191})
+        tree = tree_of(prof)
+        self.assertEqual(tree["reached"], prof["retained"])
+        self.assertEqual(tree["title"], DOM_TREE_HEAD[1:] + ": each object under the root, the "
+                         "largest it keeps alive alone below it, and theirs (each line's figures "
+                         "include the lines below it; the rest of each level on one line)")
+        self.assertEqual(tree["columns"], ["retained", "objects", "own bytes",
+                                           "allocated at (the first level: ; held by)"])
+        # Every line: its level, figures, name and (first level) retainer set, exact.
+        self.assertEqual([node_row(n) for n in tree["rows"]], DOM_ROWS)
+        # The structure: each line's children are the following lines one
+        # level deeper, up to the next line of its level or less.
+        self.assertEqual([n["name"] for n in tree["roots"]],
+                         [LIST, SHARED, HOLDER, UNTRACKED, LEAF, UNTRACKED])
+        lst, shared, holder, untracked, leaf, untracked2 = tree["roots"]
+        self.assertEqual([(c["retained"], [g["retained"] for g in c["children"]])
+                          for c in lst["children"]], [(4752, [4704])])
+        self.assertEqual([(c["name"], c["retained"], [(g["name"], g["retained"])
+                                                      for g in c["children"]])
+                          for c in shared["children"]], [(CHAIN, 2400, [(CHAIN, 2352)])])
+        self.assertEqual([node_row(c) for c in holder["children"]], DOM_ROWS[7:13])
+        self.assertEqual([c["children"] for c in holder["children"]], [[]] * 6)
+        self.assertEqual([c["retained"] for c in untracked["children"]], [816])
+        self.assertEqual((leaf["children"], untracked2["children"]), ([], []))
+        # The (14 others) line: own bytes blank, the count it sums, no children.
+        others = holder["children"][-1]
+        self.assertEqual((others["name"], others["others"], others["own"], others["held_by"],
+                          others["retained"], others["objects"]),
+                         ("(14 others)", 14, None, "", 672, 14))
+        # A line's figures include the lines under it: the holder retains its
+        # own 176 bytes and its 19 leaves (5 shown, 14 summed) of 48.
+        self.assertEqual(holder["retained"], holder["own"] +
+                         sum(c["retained"] for c in holder["children"]))
+        self.assertEqual(holder["objects"], 1 + sum(c["objects"] for c in holder["children"]))
+        for n in tree["rows"]:
+            if n["own"] is not None:
+                self.assertGreaterEqual(n["retained"], n["own"] +
+                                        sum(c["retained"] for c in n["children"]))
+        # The first level is all the census reached (fewer than 10 objects under the root).
+        self.assertEqual(sum(r["retained"] for r in tree["roots"]), 9296)
+        self.assertEqual(sum(r["objects"] for r in tree["roots"]), 191)
+
+    def test_other_tables_of_the_section_unchanged(self):
+        prof = R.parse_prof(fixture(DOM_PROF))
+        self.assertEqual([(t["title"][:30], t["kind"]) for t in prof["tables"]],
+                         [("allocation by cost-centre stac", "header"),
+                          ("RETAINER CENSUSES (time s, tra", "listed"),
+                          ("What each object under the roo", "header"),
+                          ("The dominator tree, three leve", "tree"),
+                          ("What each allocation stack's o", "header")])
+        per_object, per_stack = prof["tables"][2], prof["tables"][4]
+        self.assertEqual(per_object["columns"], ["retained", "objects", "own bytes", "objects",
+                                                 "allocated at; held by"])
+        self.assertEqual(per_object["rows"][:3], [
+            ["4800", "100", "48", "1", "make_list/build/main; (29)g_list"],
+            ["2448", "51", "48", "1", "make_shared/build/main; (36)g_a,g_b"],
+            ["1088", "20", "176", "1", "make_holder/build/main; (32)g_holder"]])
+        self.assertEqual(len(per_object["rows"]), 6)
+        self.assertEqual(per_stack["columns"], ["retained", "objects", "cost-centre stack"])
+        self.assertEqual(per_stack["rows"], [["4800", "100", LIST], ["2448", "51", SHARED],
+                                             ["2400", "50", CHAIN], ["1088", "20", HOLDER],
+                                             ["960", "20", LEAF]])
+        for t in prof["tables"]:
+            self.assertEqual(t["notes"], [] if t["kind"] != "listed" else t["notes"])
+        self.assertEqual([o[:20] for o in prof["other"]],
+                         ["RETAINER SETS (every", "RETAINED SIZES (domi", "Cost: 3 trees, 0.43 "])
+
+    def test_levels_from_the_blanks(self):
+        # Levels jump (a line two deeper than the one before it is its
+        # child); '(1 other)'; a first-level line with no retainer set;
+        # numbers wider than their columns.
+        lines = ["RETAINED SIZES (dominators=yes: the dominator tree of the census at 1.25 s, the "
+                 "one with the most bytes reached: 123456789012 bytes in 7 objects; ...)", "",
+                 DOM_TREE_HEAD[1:] + ": each object under the root (...)",
+                 "   retained      objects    own bytes  allocated at (the first level: ; "
+                 "held by)",
+                 dom_line(0, 123456789012, 5, 16, "a/main; (4)g_a"),
+                 dom_line(2, 100, 2, 64, "b/a/main"),
+                 dom_line(1, 36, 1, 36, "c/a/main"),
+                 dom_line(2, 20, 1, None, "(1 other)"),
+                 dom_line(0, 64, 1, 64, "d/main"),
+                 dom_line(0, 48, 2, None, "(2 others)"), "",
+                 "What each allocation stack's objects keep alive (...), largest first",
+                 "   retained      objects  cost-centre stack",
+                 "       4800          100  a/main"]
+        prof = self.parse(prof_text("retainer") + "\n".join(lines) + "\n")
+        self.assertEqual(prof["retained"], {"time": "1.25", "bytes": 123456789012, "objects": 7})
+        tree = tree_of(prof)
+        self.assertEqual([node_row(n) for n in tree["rows"]], [
+            (0, 123456789012, 5, 16, "a/main", "(4)g_a", None),
+            (1, 100, 2, 64, "b/a/main", "", None),
+            (1, 36, 1, 36, "c/a/main", "", None),
+            (2, 20, 1, None, "(1 other)", "", 1),
+            (0, 64, 1, 64, "d/main", "", None),
+            (0, 48, 2, None, "(2 others)", "", 2)])
+        a = tree["roots"][0]
+        self.assertEqual([c["name"] for c in a["children"]], ["b/a/main", "c/a/main"])
+        self.assertEqual([g["name"] for g in a["children"][1]["children"]], ["(1 other)"])
+        self.assertEqual(prof["tables"][-1]["rows"], [["4800", "100", "a/main"]])
+
+    def test_prof_without_the_tree(self):
+        # No RETAINED SIZES section (dominators=no), the section of a run
+        # with no census by components, an empty tree, a file cut off in
+        # the tree or right after its title: parsed, and the page written.
+        text = dom_text()
+        head, tail = text.split(DOM_TREE_HEAD)
+        title, header, rest = tail.split("\n", 2)
+        empty = head + DOM_TREE_HEAD + title + "\n" + header + "\n" + \
+            rest[rest.index("\n\n"):]
+        cases = {
+            "none": (prof_text("retainer") + RETAINER_SECTIONS, None),
+            "no census": (prof_text("retainer") + RETAINER_SECTIONS +
+                          "\nRETAINED SIZES (dominators=yes): no census walked the heap by "
+                          "components\n", None),
+            "empty": (empty, 0),
+            "cut in the tree": (text[:text.index("(14 others)")], 12),
+            "cut after the header": (head + DOM_TREE_HEAD + title + "\n" + header, 0),
+            "cut after the title": (head + DOM_TREE_HEAD + title + "\n", None),
+        }
+        d = tltest.tempdir(self)
+        with open(fixture(DOM_HP)) as f:
+            write(d, "t.hp", f.read())
+        for case, (prof_txt, nrows) in cases.items():
+            with self.subTest(case=case):
+                write(d, "t.prof", prof_txt)
+                prof = R.parse_prof(os.path.join(d, "t.prof"))
+                tree = tree_of(prof)
+                if nrows is None:
+                    self.assertIsNone(tree)
+                else:
+                    self.assertEqual(len(tree["rows"]), nrows)
+                    self.assertEqual([node_row(n) for n in tree["rows"]], DOM_ROWS[:nrows])
+                if case == "empty":
+                    # The table after the tree still has its title and rows.
+                    self.assertEqual(prof["tables"][-1]["rows"][0], ["4800", "100", LIST])
+                    self.assertTrue(prof["tables"][-1]["title"].startswith(
+                        "What each allocation stack's"))
+                if case.startswith("no") or case == "none":
+                    self.assertIsNone(prof["retained"])
+                r = report(self, ["t.hp", "-o", "t.html"], cwd=d)
+                self.assertEqual((r.returncode, r.stderr), (0, ""))
+                _, page = page_data(os.path.join(d, "t.html"))
+                self.assertEqual(page.count('class="card prof-tree"'), 0 if tree is None else 1)
+                self.assertEqual(page.count('<details class="dt-node">'),
+                                 0 if not nrows else 5)
+                if tree is not None and not nrows:
+                    self.assertIn('<p class="note">(none: no object under the root)</p>', page)
+                    self.assertNotIn('class="domtree"', page)
+
+    def test_page(self):
+        d = tltest.tempdir(self)
+        for name in (DOM_PROF, DOM_HP):
+            with open(fixture(name)) as f:
+                write(d, "r" + name[len("retained-dominators"):], f.read())
+        r = report(self, ["r.hp"], cwd=d)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        _, text = page_data(os.path.join(d, "r.html"))
+        # One card, between the section's two other tables, in the .prof's order.
+        self.assertEqual(text.count('class="card prof-tree"'), 1)
+        tree = text[text.index('<section class="card prof-tree" id="table-3">'):]
+        tree = tree[:tree.index("</section>")]
+        self.assertLess(text.index('id="table-2"'), text.index('id="table-3"'))
+        self.assertLess(text.index('id="table-3"'), text.index('id="table-4"'))
+        self.assertIn('<h2>The dominator tree, three levels down <span class="sub">each object '
+                      'under the root, the largest it keeps alive alone below it, and theirs · '
+                      'the census at 0.00 s reached 9,296 bytes in 191 objects · ', tree)
+        # Nodes with children open on a click (<details>, closed); the others are rows.
+        self.assertEqual(tree.count('<details class="dt-node">'), 7)
+        self.assertEqual(tree.count("<details"), 7)
+        self.assertEqual(tree.count("<summary"), 7)
+        rows = re.findall(r'<(summary|div) class="dt-row( dt-others)?" data-level="(\d)" '
+                          r'data-retained="(\d+)" data-objects="(\d+)" data-own="(\d*)">'
+                          r'.*?<span class="dt-stack">([^<]*)</span>', tree, re.S)
+        self.assertEqual([(int(lv), int(b), int(o), int(own) if own else None, html.unescape(nm))
+                          for _t, _o, lv, b, o, own, nm in rows],
+                         [row[:5] for row in DOM_ROWS])
+        self.assertEqual([t for t, *_ in rows],
+                         ["summary", "summary", "div", "summary", "summary", "div", "summary"] +
+                         ["div"] * 6 + ["summary", "summary", "div", "div", "div"])
+        self.assertEqual([o for _t, o, *_ in rows].count(" dt-others"), 1)
+        # Each node: its retained bytes readable, exact in the title; objects;
+        # own bytes; its share of what the census reached.
+        first = tree[tree.index('<summary class="dt-row" data-level="0" data-retained="4800"'):]
+        first = first[:first.index("</summary>")]
+        for want in ('<span class="dt-stack">make_list/build/main</span><span class="dt-held" '
+                     'title="the retainer set that holds it">held by (29)g_list</span>',
+                     '<span class="dt-num dt-ret" title="4,800 bytes retained">4.69 KiB</span>',
+                     '<span class="dt-num dt-obj" title="100 objects retained">100</span>',
+                     '<span class="dt-num dt-own" title="48 bytes of its own">48</span>',
+                     '<i style="width:51.64%"></i>', '<span class="dt-pct">51.6%</span>',
+                     "make_list  (/work/main/tests/progs/retained.c:32)"):
+            self.assertIn(want, first)
+        others = re.search(r'<div class="dt-row dt-others".*?</div>', tree).group(0)
+        self.assertIn('<span class="dt-stack">(14 others)</span>', others)
+        self.assertIn('title="672 bytes retained">672 bytes</span>', others)
+        self.assertIn('<span class="dt-num dt-own"></span>', others)
+        self.assertIn('<span class="dt-pct">7.2%</span>', others)
+        self.assertEqual(re.findall(r"<details[^>]*>", tree),
+                         ['<details class="dt-node">'] * 7)       # every node closed
+        self.assertIn('<span class="dt-num dt-obj" title="1 object retained">1</span>', tree)
+        # The section's other tables: sortable tables, as before.
+        for t in (2, 4):
+            card = text[text.index(f'id="table-{t}"'):]
+            self.assertIn('<table class="sortable data">', card[:card.index("</section>")])
+        self.assertIn('<td class="num" data-v="4800">4,800</td><td class="num" data-v="100">100'
+                      '</td><td class="num" data-v="48">48</td><td class="num" data-v="1">1</td>'
+                      '<td class="txt">make_list/build/main; (29)g_list</td>', text)
+
+    def test_names_escaped(self):
+        # C++ stacks (templates, '&', quotes) and a retainer set with '<':
+        # text in the page, never markup.
+        text = dom_text().replace(HOLDER, CXX_STACK).replace("(32)g_holder", "(32)<i>g</i>")
+        d = tltest.tempdir(self)
+        write(d, "x.prof", text)
+        prof = R.parse_prof(os.path.join(d, "x.prof"))
+        holder = tree_of(prof)["roots"][2]
+        self.assertEqual((holder["name"], holder["held_by"], holder["retained"]),
+                         (CXX_STACK, "(32)<i>g</i>", 1088))
+        self.assertEqual(len(holder["children"]), 6)
+        with open(fixture(DOM_HP)) as f:
+            write(d, "x.hp", f.read().replace("(32)g_holder", "(32)<i>g</i>"))
+        r = report(self, ["x.hp"], cwd=d)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        _, page = page_data(os.path.join(d, "x.html"))
+        tree = page[page.index('class="card prof-tree"'):]
+        tree = tree[:tree.index("</section>")]
+        self.assertIn('<span class="dt-stack">std::map&lt;int, long&gt;::insert(std::pair&lt;int '
+                      'const, long&gt; const&amp;)/ns::f&lt;&quot;q&quot; &amp; &#x27;a&#x27;&gt;/'
+                      'main</span><span class="dt-held" title="the retainer set that holds it">'
+                      'held by (32)&lt;i&gt;g&lt;/i&gt;</span>', tree)
+        # In the name's title too (its frames, from STACK FRAMES).
+        self.assertIn('title="full stack (innermost frame first):\nmake_holder  (', tree)
+        self.assertNotIn("<i>g</i>", page)
+        self.assertNotIn("<int", page)          # anywhere: tables, flame graph data, tree
+        self.assertEqual(page.count("<i>"), 0)
+        self.assertEqual(len(re.findall(r"<i ", tree)), 18)        # the bars, one a node
 
 
 if __name__ == "__main__":
