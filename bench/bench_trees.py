@@ -5,8 +5,9 @@ Builds trees.c (../shared/workloads/trees.c next to the repo, else
 examples/trees.c) twice, with -O2 and with -O2 -fno-omit-frame-pointer, and
 runs it at the given depth (default 18): plain, profiled with
 unwind=libunwind (-O2 build), profiled with unwind=fp (frame-pointer
-build), and profiled with unwind=fp and report=full (the allocation
-report's breakdowns on). Prints the best-of-N wall seconds, the ratio to
+build), profiled with unwind=fp and report=full (the allocation
+report's breakdowns on), and in mode kind with and without call stacks
+(kind,stacks=no: the launcher's -hT, no record per object). Prints the best-of-N wall seconds, the ratio to
 the plain run and the maximum RSS (the largest over the runs) of each, the
 cost of the report (report=full run / unwind=fp run, same build, same
 single invocation), then the "shadow table" and "profiler memory" lines of
@@ -117,6 +118,8 @@ def main():
             ("heapprof unwind=fp (fp build)", fp, "unwind=fp"),
             ("heapprof unwind=fp report=full (fp build)", fp, "unwind=fp,report=full"),
             ("heapprof unwind=fp interval=0.1 (fp build)", fp, "unwind=fp,interval=0.1"),
+            ("heapprof kind (-O2)", o2, "kind"),
+            ("heapprof kind,stacks=no: -hT (-O2)", o2, "kind,stacks=no"),
         ]
         report_off, report_on = kinds[3][0], kinds[4][0]
         early, written = kinds[3][0], kinds[5][0]

@@ -8,6 +8,7 @@
  * Owner context throughout (hp_assert.h): the caller holds the collector's
  * allocation lock; nothing here allocates from malloc or the GC heap. */
 #include "collector_hooks/hp_census.h"
+#include "collector_hooks/hp_census_enum.h"
 #include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
@@ -152,6 +153,10 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     hp_totals.bytes += res.bytes;
     hp_totals.requested += res.requested;
     hp_totals.survived += res.survived;
+    /* stacks=no: no records; the census is the collector's walk of what
+     * this collection marked (none without a collection). */
+    if (census && hp_rt.cfg.no_stacks && judge)
+        hp_census_enumerate(&res.live_bytes, &res.live_objects);
 
     if (census) {
         if (now < hp_cf.last_census_time) now = hp_cf.last_census_time;

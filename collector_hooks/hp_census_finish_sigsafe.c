@@ -17,6 +17,7 @@
 #include "core/hp_ccstats.h"
 #include "core/hp_mem.h"
 #include "core/hp_outfile.h"
+#include "core/hp_real.h"
 #include "core/hp_rt.h"
 #include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
@@ -274,6 +275,9 @@ static void fill_prof(int fd, void *arg)
     s.job = hp_rt.job;
     s.date = hp_output_date;
     s.mode = hp_cf.mode_name;
+    s.no_stacks = hp_rt.cfg.no_stacks;
+    s.collector_bytes = hp_rt.cfg.no_stacks && hp_real.GC_get_total_bytes
+                            ? (uint64_t)hp_real.GC_get_total_bytes() : 0;
     s.unwind = hp_rt.cfg.unwind == HP_UNWIND_FP ? "fp" : "libunwind";
     s.interval = hp_rt.cfg.interval;
     s.depth = hp_rt.cfg.depth;

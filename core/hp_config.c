@@ -13,7 +13,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, outputs=all|none|csv+pprof+folded, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
-    "walk=auto|depth|components, dominators=yes|no, " \
+    "walk=auto|depth|components, dominators=yes|no, stacks=yes|no, " \
     "ldv=adaptive|page|precise, repeat=N, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
@@ -91,6 +91,9 @@ const char *hp_config_help(void)
 "              the retainer profile names it (NOROOT:(id)stack:main, ...)\n"
 "  walk=W      retainer sets by: auto (default), depth (from each root in\n"
 "              turn), components (strongly connected: each object once)\n"
+"  stacks=no   mode kind (GHC -hT): no call stacks, no record per object; each\n"
+"              census counts the objects the collection marked, by kind and\n"
+"              size (the cheapest profile; no allocation table, no CSV)\n"
 "  dominators=yes  retainer mode: the dominator tree at each census (walk by\n"
 "              components): what each object keeps alive alone, in the .prof\n"
 "              (at the census with the most live bytes)\n"
@@ -265,6 +268,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': frames is function or call", s, n);
+            } else if (key_is(s, klen, "stacks")) {
+                if (key_is(v, vlen, "yes")) c->no_stacks = 0;
+                else if (key_is(v, vlen, "no")) c->no_stacks = 1;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': stacks is yes or no", s, n);
             } else if (key_is(s, klen, "dominators")) {
                 if (key_is(v, vlen, "yes")) c->dominators = 1;
                 else if (key_is(v, vlen, "no")) c->dominators = 0;
@@ -432,11 +440,23 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 "HEAPPROF option '%s' cannot be used in mode ldv (both keep their state in "
                 "the same word of each object's record); use rset= with mode cc, "
                 "module or kind", s, n);
+        if (c->no_stacks && c->mode != HP_MODE_KIND)
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' needs mode kind (the only profile that needs no "
+                "call stack: HEAPPROF=kind,stacks=no, GHC's -hT)", "stacks=no", 9);
+        if (c->no_stacks && (c->filter_ccs[0] || c->filter_module[0] || c->filter_rset[0] ||
+                             c->report))
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' cannot be used with ccs=, module=, rset= or report= "
+                "(they need each object's record and stack); drop one of them",
+                "stacks=no", 9);
         if (!end) break;
         s = end + 1;
         if (!*s) return set_err(err, errlen,
             "empty option in HEAPPROF%s (a trailing comma?); "
             "write HEAPPROF=mode,key=value,... with options: " VALID_KEYS, "", 0);
     }
+    /* No records, no stacks: the CSV, pprof and folded files would be empty. */
+    if (c->no_stacks) c->outputs = 0;
     return 0;
 }

@@ -63,6 +63,9 @@ typedef struct hp_config {
     int noroot;           /* roots mode: bytes reachable from no named root: HP_NOROOT_* */
     int ret_walk;         /* retainer sets: HP_WALK_* */
     int dominators;       /* retainer: retained sizes by the dominator tree */
+    int no_stacks;        /* stacks=no (mode kind, GHC -hT): no per-object
+                             records; censuses by the collector's walk of
+                             the marked objects */
 } hp_config;
 /* noroot=: leave them out, one NOROOT band, or NOROOT:<retainer set>. */
 enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };

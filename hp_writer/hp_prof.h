@@ -27,6 +27,9 @@ typedef struct hp_prof_summary {
     const char *warnings;                /* lines "warning: ..." / "note: ...",
                                             each ending in a newline, or NULL */
     int report;                          /* HP_REPORT_* breakdowns to print */
+    int no_stacks;                       /* stacks=no: no records, no stacks;
+                                            collector_bytes allocated in all */
+    uint64_t collector_bytes;
 } hp_prof_summary;
 
 int hp_prof_init(void);

@@ -242,6 +242,9 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_u64(b, (uint64_t)s->pid);
     hp_buf_str(b, ")\n\n        mode ");
     hp_buf_str(b, s->mode);
+    if (s->no_stacks)
+        hp_buf_str(b, ", stacks=no (no call stacks, no record per object: each census counts "
+                      "the objects its collection marked)");
     hp_buf_str(b, ", interval ");
     hp_buf_fixed(b, s->interval, 3);
     hp_buf_str(b, " s, depth ");
@@ -271,15 +274,21 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_fixed(b, s->peak_time, 6);
     hp_buf_str(b, " s\n");
     line("allocated", b);
-    hp_buf_u64(b, s->objects);
-    hp_buf_str(b, " objects, ");
-    hp_buf_u64(b, s->bytes);
-    hp_buf_str(b, " bytes (");
-    hp_buf_u64(b, s->requested);
-    hp_buf_str(b, " requested)\n");
-    line("survived a collection", b);
-    hp_buf_u64(b, s->survived);
-    hp_buf_str(b, " bytes\n");
+    if (s->no_stacks) {
+        hp_buf_u64(b, s->collector_bytes);
+        hp_buf_str(b, " bytes (the collector's count, GC_get_total_bytes; stacks=no keeps no "
+                      "figure per stack or object: the table below is empty)\n");
+    } else {
+        hp_buf_u64(b, s->objects);
+        hp_buf_str(b, " objects, ");
+        hp_buf_u64(b, s->bytes);
+        hp_buf_str(b, " bytes (");
+        hp_buf_u64(b, s->requested);
+        hp_buf_str(b, " requested)\n");
+        line("survived a collection", b);
+        hp_buf_u64(b, s->survived);
+        hp_buf_str(b, " bytes\n");
+    }
     line("cost-centre stacks", b);
     hp_buf_u64(b, s->stacks);
     hp_buf_chr(b, '\n');

@@ -93,6 +93,7 @@ __attribute__((noinline)) static void record(hp_thread *t, void *p, size_t req, 
 __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size_t req,
                                                   void *frame, void *ret)
 {
+    if (hp_rt.cfg.no_stacks) return;   /* stacks=no: no records */
     if (!t->ready && hp_thread_setup(t) != 0) return;
     uint32_t ccs = hp_capture_ccs(t, frame, ret);
     for (void *p = list; p; p = *(void **)p) log_object(t, p, req, HP_HOW_MANY, 0, ccs);
@@ -101,7 +102,8 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
 static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
                          void *frame, void *ret)
 {
-    if (--t->depth == 0 && p && !hp_rt.passive) record(t, p, req, how, need_base, frame, ret);
+    if (--t->depth == 0 && p && !hp_rt.passive && !hp_rt.cfg.no_stacks)
+        record(t, p, req, how, need_base, frame, ret);
 }
 
 #define WRAP(ret_t, name, how, need_base, req, params, args)                  \
@@ -253,7 +255,7 @@ static void *free_under_lock(void *base)
 
 static void note_free(void *p)
 {
-    if (!p || hp_rt.passive) return;
+    if (!p || hp_rt.passive || hp_rt.cfg.no_stacks) return;
     void *base = hp_real.GC_base(p);
     if (base) hp_real.GC_call_with_alloc_lock(free_under_lock, base);
 }

@@ -13,6 +13,8 @@ Censuses: GC_INIT's (empty), the plugin's collection, the final one.
 Filters restrict the .hp samples, "peak live" and the live@peak column
 only; the table's other columns count every object (doc/options.md).
 """
+import os
+
 import hptest
 from hptest import granted, out_table, prof_field
 from test_report import table
@@ -99,6 +101,35 @@ class Modes(hptest.ProfileTest):
         self.assertEqual(bands("kind", ALL), expect)
         self.check_samples(hp, expect)
         self.check_table(prof, ALL)
+
+    def test_kind_mode_without_stacks(self):
+        # stacks=no (GHC -hT): no record per object, each census the
+        # collector's walk of what its collection marked. The program's
+        # objects make the same bands as with records, exactly; the walk
+        # counts every marked object, so objects heapprof does not record
+        # (the collector's own) may add to them or make bands of their own.
+        r, hp, prof = self.modhost("kind,interval=0,stacks=no")
+        expect = {"normal:32": 800, "atomic:208": 2496, "normal:112": 336, "normal:48": 2880}
+        samples = [s for _, s in hp.samples[1:-1]]
+        self.assertEqual(len(samples), 3)
+        for s in samples[1:]:
+            for label, nb in expect.items():
+                self.assertGreaterEqual(s.get(label, 0), nb, (label, s))
+            # Anything more is small: the collector's own objects.
+            self.assertLess(sum(s.values()) - sum(expect.values()), 16384, s)
+        # Compare with the run with records: the same program bands.
+        _, hp2, _ = self.modhost("kind,interval=0")
+        for s, s2 in zip(samples[1:], [x for _, x in hp2.samples[1:-1]][1:]):
+            for label in s2:
+                self.assertGreaterEqual(s.get(label, 0), s2[label])
+        # The .prof says what the run kept; no CSV, pprof or folded files.
+        self.assertIn("mode kind, stacks=no (no call stacks, no record per object", prof)
+        self.assertRegex(prof_field(prof, "allocated"),
+                         r"^\d+ bytes \(the collector's count, GC_get_total_bytes;")
+        self.assertEqual(table(prof), [("total profiled", (0, 0, 0, 0, 0))])
+        for ext in (".alloc.csv", ".pb.gz", ".folded", ".live.folded"):
+            self.assertFalse(os.path.exists(r.hp_path[:-3] + ext), ext)
+        self.assertRegex(r.stderr, r"heapprof: wrote \S+\.hp and \S+\.prof \(3 censuses")
 
     # filter -> the sites that pass it
     FILTERS = {

@@ -50,6 +50,7 @@ class Flags(unittest.TestCase):
             (["-h"], "cc"),
             (["-hm"], "module"),
             (["-hy"], "kind"),
+            (["-hT"], "kind,stacks=no"),
             (["-hr"], "retainer"),
             (["-hb"], "ldv"),
             (["-ho"], "roots"),
@@ -175,7 +176,7 @@ class Errors(unittest.TestCase):
         self.refused(["-x"], "unknown flag '-x'")
         self.refused(["--bogus=1"], "unknown flag '--bogus=1'")
         self.refused(["-hq"], "unknown flag '-hq'; the kinds of heap profile are -hc, -hm, "
-                              "-hy, -hr, -hb, -ho, and the filters -hC<name>, -hM<module>, "
+                              "-hy, -hT, -hr, -hb, -ho, and the filters -hC<name>, -hM<module>, "
                               "-hK<kind>, -hR<name>")
 
     def test_bad_values(self):
@@ -256,7 +257,7 @@ class Errors(unittest.TestCase):
     def test_help_and_version(self):
         r = launch(self, ["--help"])
         self.assertEqual(r.returncode, 0)
-        for flag in ("-hc", "-hm", "-hy", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
+        for flag in ("-hc", "-hm", "-hy", "-hT", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
                      "-hK<kind>", "-hR<name>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
                      "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp",
                      "--frames=function|call", "--ldv=adaptive", "--repeat=N",

@@ -321,6 +321,16 @@ Test(config, ldv_policy)
     cr_assert(c.ldv_budget > 2.49 && c.ldv_budget < 2.51);
     parse_bad("ldv,budget=x", "'budget=x'", "multiple of the program's own time", NULL);
     parse_bad("ldv,budget=2000", "'budget=2000'", "from 0 to 1000", NULL);
+    /* stacks=no: mode kind only, no filters, no other files. */
+    c = parse_ok("kind,stacks=no");
+    cr_assert_eq(c.no_stacks, 1);
+    cr_assert_eq(c.outputs, 0);
+    c = parse_ok("kind,stacks=yes");
+    cr_assert_eq(c.no_stacks, 0);
+    parse_bad("cc,stacks=no", "'stacks=no'", "needs mode kind", NULL);
+    parse_bad("kind,stacks=no,ccs=make", "'stacks=no'", "ccs=", NULL);
+    parse_bad("kind,report=gen,stacks=no", "'stacks=no'", "report=", NULL);
+    parse_bad("kind,stacks=maybe", "'stacks=maybe'", "yes or no", NULL);
     parse_bad("ldv,repeat=1000000", "'repeat=1000000'", NULL);
     parse_bad("ldv,repeat=x", "'repeat=x'", NULL);
     const char *h = hp_config_help();
