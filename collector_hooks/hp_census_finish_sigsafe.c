@@ -19,6 +19,7 @@
 #include "core/hp_outfile.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
+#include "core/hp_sample.h"
 #include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
 #include "core/hp_symbols.h"
@@ -65,10 +66,11 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     hp_ccs_stats *st = &stats[r->ccs];
     const hp_scheme *p = hp_schemes_primary();
     if (hp_census_add(r, SIZE_MAX)) {
-        st->census += r->granted;
-        st->census_objects++;
-        signal_live_bytes += r->granted;
-        signal_live_objects++;
+        uint64_t b = hp_rec_bytes(r), c = hp_rec_count(r);
+        st->census += b;
+        st->census_objects += c;
+        signal_live_bytes += b;
+        signal_live_objects += c;
         uint32_t t = atomic_load(&hp_rt.period) + 1;   /* census, then death at exit */
         if (p->census_rec) p->census_rec(r, t);
         if (p->on_death) p->on_death(r, t);
@@ -76,9 +78,9 @@ static void signal_visit(hp_rec *r, hp_event ev, void *arg)
     hp_breakdown *bd = hp_report_of(r->ccs);
     if (hp_ccstats_untallied(r)) {   /* never swept: tally it */
         hp_ccstats_tally(st, r);
-        hp_totals.objects++;
-        hp_totals.bytes += r->granted;
-        hp_totals.requested += r->req;
+        hp_totals.objects += hp_rec_count(r);
+        hp_totals.bytes += hp_rec_bytes(r);
+        hp_totals.requested += hp_rec_req(r);
         if (bd) hp_report_kind(bd, r, hp_kind_category(r));
     }
     if (bd) hp_report_death(bd, r);   /* dies at exit */
@@ -276,6 +278,8 @@ static void fill_prof(int fd, void *arg)
     s.date = hp_output_date;
     s.mode = hp_cf.mode_name;
     s.no_stacks = hp_rt.cfg.no_stacks;
+    s.sample = hp_rt.cfg.sample;
+    s.sample_records = atomic_load(&hp_sample_taken);
     s.collector_bytes = hp_rt.cfg.no_stacks && hp_real.GC_get_total_bytes
                             ? (uint64_t)hp_real.GC_get_total_bytes() : 0;
     s.unwind = hp_rt.cfg.unwind == HP_UNWIND_FP ? "fp" : "libunwind";

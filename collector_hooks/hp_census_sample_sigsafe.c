@@ -5,6 +5,7 @@
 #include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
+#include "core/hp_sample.h"
 #include "collector_hooks/hp_census_state.h"
 #include "collector_hooks/hp_schemes.h"
 #include "core/hp_buf.h"
@@ -185,7 +186,7 @@ int hp_census_add(hp_rec *r, size_t idx)
 {
     if (!hp_filter_passes(r)) return 0;
     const hp_scheme *p = hp_schemes_primary();
-    if (p->label_of) hp_output_add_label(p->label_of(r, idx), r->granted);
+    if (p->label_of) hp_output_add_label(p->label_of(r, idx), hp_rec_bytes(r));
     return 1;
 }
 

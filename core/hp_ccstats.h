@@ -8,6 +8,7 @@
 #define HP_CCSTATS_H
 #include <stdint.h>
 
+#include "core/hp_sample.h"
 #include "core/hp_shadow.h"
 
 typedef struct hp_ccs_stats {
@@ -43,9 +44,9 @@ static inline int hp_ccstats_untallied(const hp_rec *r)
 
 static inline void hp_ccstats_tally(hp_ccs_stats *st, const hp_rec *r)
 {
-    st->objects++;
-    st->bytes += r->granted;
-    st->requested += r->req;
+    st->objects += hp_rec_count(r);
+    st->bytes += hp_rec_bytes(r);
+    st->requested += hp_rec_req(r);
 }
 
 #endif

@@ -13,7 +13,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, outputs=all|none|csv+pprof+folded, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
-    "walk=auto|depth|components, dominators=yes|no, stacks=yes|no, " \
+    "walk=auto|depth|components, dominators=yes|no, stacks=yes|no, sample=BYTES, seed=N, " \
     "ldv=adaptive|page|precise, repeat=N, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
@@ -91,6 +91,10 @@ const char *hp_config_help(void)
 "              the retainer profile names it (NOROOT:(id)stack:main, ...)\n"
 "  walk=W      retainer sets by: auto (default), depth (from each root in\n"
 "              turn), components (strongly connected: each object once)\n"
+"  sample=B    modes cc, module, kind: record only sampled objects, one per B\n"
+"              bytes on average (e.g. 512K); every figure is an estimate,\n"
+"              scaled by the inverse of each object's chance of being sampled\n"
+"  seed=N      sample=: the sampler's seed (default: from the clock)\n"
 "  stacks=no   mode kind (GHC -hT): no call stacks, no record per object; each\n"
 "              census counts the objects the collection marked, by kind and\n"
 "              size (the cheapest profile; no allocation table, no CSV)\n"
@@ -170,6 +174,22 @@ static int parse_int(const char *s, size_t n, int lo, int hi, int *out)
     }
     if (v < lo || v > hi) return -1;
     *out = (int)v;
+    return 0;
+}
+
+/* A byte count: digits, then nothing, K, M or G (powers of 1024). */
+static int parse_bytes(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0, mult = 1;
+    if (n && (s[n - 1] == 'K' || s[n - 1] == 'k')) mult = 1024, n--;
+    else if (n && (s[n - 1] == 'M' || s[n - 1] == 'm')) mult = 1024 * 1024, n--;
+    else if (n && (s[n - 1] == 'G' || s[n - 1] == 'g')) mult = 1024 * 1024 * 1024, n--;
+    if (n == 0 || n > 12) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v * mult;
     return 0;
 }
 
@@ -268,6 +288,16 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else if (key_is(v, vlen, "call")) c->frames_by_call = 1;
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': frames is function or call", s, n);
+            } else if (key_is(s, klen, "sample")) {
+                if (parse_bytes(v, vlen, &c->sample) != 0 || c->sample == 0 ||
+                    c->sample > ((uint64_t)1 << 40))
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': sample takes the mean bytes "
+                        "between samples, such as 524288 or 512K (1 to 1T)", s, n);
+            } else if (key_is(s, klen, "seed")) {
+                if (parse_bytes(v, vlen, &c->seed) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': seed takes a whole number", s, n);
             } else if (key_is(s, klen, "stacks")) {
                 if (key_is(v, vlen, "yes")) c->no_stacks = 0;
                 else if (key_is(v, vlen, "no")) c->no_stacks = 1;
@@ -440,6 +470,16 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 "HEAPPROF option '%s' cannot be used in mode ldv (both keep their state in "
                 "the same word of each object's record); use rset= with mode cc, "
                 "module or kind", s, n);
+        if (c->sample && c->mode != HP_MODE_CC && c->mode != HP_MODE_MODULE &&
+            c->mode != HP_MODE_KIND)
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' needs mode cc, module or kind (a retainer, roots or "
+                "ldv profile follows every object: a sample of them would name no "
+                "retainer or use truthfully)", "sample=", 7);
+        if (c->sample && (c->filter_rset[0] || c->report || c->no_stacks))
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' cannot be used with rset=, report= or stacks=no "
+                "(rset= and report= need every object; stacks=no records none)", "sample=", 7);
         if (c->no_stacks && c->mode != HP_MODE_KIND)
             return set_err(err, errlen,
                 "HEAPPROF option '%s' needs mode kind (the only profile that needs no "

@@ -3,6 +3,7 @@
  * Pure code: no allocation, no global state, so it is unit-tested alone. */
 #ifndef HP_CONFIG_H
 #define HP_CONFIG_H
+#include <stdint.h>
 #include <stddef.h>
 
 typedef enum {
@@ -63,6 +64,9 @@ typedef struct hp_config {
     int noroot;           /* roots mode: bytes reachable from no named root: HP_NOROOT_* */
     int ret_walk;         /* retainer sets: HP_WALK_* */
     int dominators;       /* retainer: retained sizes by the dominator tree */
+    uint64_t sample;      /* sample=BYTES: mean distance between sampled
+                             bytes (core/hp_sample.h); 0: every object */
+    uint64_t seed;        /* seed=N: the sampler's generator (0: from the clock) */
     int no_stacks;        /* stacks=no (mode kind, GHC -hT): no per-object
                              records; censuses by the collector's walk of
                              the marked objects */

@@ -23,6 +23,9 @@ typedef struct hp_runtime {
     int forked_child;             /* this process is a fork of a profiled one */
     int started_by_profiled;      /* started (exec) by a profiled process */
     int passive;                  /* no profile: GC_ calls only forwarded */
+    int entry_frames;             /* note each thread's frames at its outermost
+                                     GC_ call (the retainer traversal's stack
+                                     roots: modes retainer, roots, rset=) */
     char program[256];            /* basename of the executable */
     char job[2048];               /* command line for the JOB line */
     char hp_path[HP_OUT_MAX + 64];   /* as the user named them (messages) */

@@ -7,6 +7,7 @@
  * (a census without a collection, filters or labels, a caller's own
  * liveness test) runs the generic loop. */
 #include "core/hp_sweep.h"
+#include "core/hp_sample.h"
 #include "core/hp_assert.h"
 #include "core/hp_real.h"
 #include "core/hp_shadow_internal.h"
@@ -68,9 +69,9 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         hp_ccs_stats *st = stats ? &stats[r->ccs] : NULL;
         if (hp_ccstats_untallied(r)) {
             if (st) hp_ccstats_tally(st, r);
-            objects++;
-            bytes += r->granted;
-            requested += r->req;
+            objects += hp_rec_count(r);
+            bytes += hp_rec_bytes(r);
+            requested += hp_rec_req(r);
             if (bds) hp_report_kind(&bds[r->ccs], r, hp_kind_category(r));
         }
         int freed = frees && hp_shadow_freed_at(r, i);
@@ -83,20 +84,22 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         }
         if (judge) {
             if (r->age == 0) {
-                if (st) st->survived += r->granted;
-                survived += r->granted;
+                uint64_t b = hp_rec_bytes(r);
+                if (st) st->survived += b;
+                survived += b;
             }
             if (r->age < HP_AGE_MAX) r->age++;
         } else {
             r->flags |= HP_REC_TALLIED;
         }
         if (census && (simple || !obs || !obs->census || obs->census(obs->ctx, r, i))) {
+            uint64_t b = hp_rec_bytes(r), c = hp_rec_count(r);
             if (st) {
-                st->census += r->granted;
-                st->census_objects++;
+                st->census += b;
+                st->census_objects += c;
             }
-            live_bytes += r->granted;
-            live_objects++;
+            live_bytes += b;
+            live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
         if (!in_table || out != i) table[out] = *r;

@@ -25,6 +25,9 @@ typedef struct hp_thread {
     uintptr_t gc_entry_frame; /* stack pointer in the outermost GC_ call (valid while depth > 0) */
     uintptr_t gc_entry_regs[6]; /* callee-saved registers at that point (the program's,
                                    or saved above gc_entry_frame) */
+    int64_t sample_left;     /* sample=: bytes until the next sample */
+    uint64_t sample_state;   /* sample=: the thread's generator (0: not started) */
+    uint32_t sample_count;   /* sample=: the weight of the object being recorded */
     int cc_depth;            /* explicit cost centres pushed (may exceed HP_CC_MAX) */
     uint32_t cc[HP_CC_MAX];  /* their name ids, outermost first */
 } hp_thread;

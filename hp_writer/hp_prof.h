@@ -30,6 +30,7 @@ typedef struct hp_prof_summary {
     int no_stacks;                       /* stacks=no: no records, no stacks;
                                             collector_bytes allocated in all */
     uint64_t collector_bytes;
+    uint64_t sample, sample_records;     /* sample=: the mean distance, records kept */
 } hp_prof_summary;
 
 int hp_prof_init(void);

@@ -245,6 +245,16 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     if (s->no_stacks)
         hp_buf_str(b, ", stacks=no (no call stacks, no record per object: each census counts "
                       "the objects its collection marked)");
+    if (s->sample) {
+        hp_buf_str(b, ", sample=");
+        hp_buf_u64(b, s->sample);
+        hp_buf_str(b, " (sampled: one object recorded per ");
+        hp_buf_u64(b, s->sample);
+        hp_buf_str(b, " bytes allocated on average, ");
+        hp_buf_u64(b, s->sample_records);
+        hp_buf_str(b, " in all; every figure below is an estimate, each sampled object "
+                      "counted 1/p times, p its chance of being sampled)");
+    }
     hp_buf_str(b, ", interval ");
     hp_buf_fixed(b, s->interval, 3);
     hp_buf_str(b, " s, depth ");

@@ -7,6 +7,7 @@
 #include "core/hp_assert.h"
 #include "core/hp_outfile.h"
 #include "core/hp_rt.h"
+#include "core/hp_sample.h"
 #include "preload/hp_lifecycle.h"
 #include "preload/hp_signals.h"
 #include "core/hp_capture.h"
@@ -278,9 +279,9 @@ void hp_ensure_init(void)
     hp_say_init();
     hp_rt.start_ns = hp_mono_ns();
     hp_rt.pid = getpid();
-    char err[512];
+    char err[1024];   /* the longest message lists every key (VALID_KEYS) */
     if (hp_config_parse(getenv("HEAPPROF"), &hp_rt.cfg, err, sizeof err) != 0) {
-        char msg[700];
+        char msg[1200];
         snprintf(msg, sizeof msg, "heapprof: %s", err);
         die(msg, 2);
     }
@@ -288,6 +289,10 @@ void hp_ensure_init(void)
         hp_say(hp_config_help());
         _exit(0);
     }
+    hp_sample_on = hp_rt.cfg.sample != 0;
+    hp_rt.entry_frames = hp_rt.cfg.mode == HP_MODE_RETAINER || hp_rt.cfg.mode == HP_MODE_ROOTS ||
+                         hp_rt.cfg.filter_rset[0] != 0;
+    if (hp_sample_on && !hp_rt.cfg.seed) hp_rt.cfg.seed = hp_mono_ns() ^ (uint64_t)getpid();
     read_command_line();
     const char *stem = hp_rt.cfg.out[0] ? hp_rt.cfg.out : hp_rt.program;
     snprintf(out_stem, sizeof out_stem, "%s", stem);

@@ -14,6 +14,7 @@
 #include "retainer/hp_rootrec.h"
 #include "preload/hp_markproc_wrappers.h"
 #include "core/hp_rt.h"
+#include "core/hp_sample.h"
 #include "preload/hp_lifecycle.h"
 #include "core/hp_thread.h"
 #include "collector_hooks/hp_census.h"
@@ -49,12 +50,38 @@ static inline hp_thread *enter(void)
     if (__builtin_expect(!attached(), 0)) attach_or_die();
     /* Where the program's frames end, should a collection run inside this
      * call (the retainer profile's roots on this thread's stack). */
-    if (t->depth == 0) hp_thread_note_entry(t);
+    if (t->depth == 0 && hp_rt.entry_frames) hp_thread_note_entry(t);
     if (++t->depth == 1 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
     return t;
 }
 
 static inline uint32_t sat32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* sample=: the thread's first allocation: its generator and first
+ * distance; then the sampled allocation's weight and the next distance. */
+__attribute__((noinline)) static int sample_slow(hp_thread *t, size_t req)
+{
+    if (!t->sample_state) {
+        t->sample_state = hp_rt.cfg.seed ^ ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull);
+        t->sample_left = hp_sample_next(&t->sample_state, hp_rt.cfg.sample) -
+                         (int64_t)(req ? req : 1);
+        if (t->sample_left > 0) return 0;
+    }
+    t->sample_count = hp_sample_count_of(req, hp_rt.cfg.sample, &t->sample_state);
+    t->sample_left = hp_sample_next(&t->sample_state, hp_rt.cfg.sample);
+    atomic_fetch_add_explicit(&hp_sample_taken, 1, memory_order_relaxed);
+    return 1;
+}
+
+/* sample=: is this allocation of `req` bytes the one in which the thread's
+ * count of bytes passes its next sampling point? (A thread not yet started
+ * has sample_left 0: its first allocation starts it.) */
+static inline int sample_here(hp_thread *t, size_t req)
+{
+    t->sample_left -= (int64_t)(req ? req : 1);
+    if (__builtin_expect(t->sample_left > 0, 1)) return 0;
+    return sample_slow(t, req);
+}
 
 /* Append one object to the thread's log (allocation path). */
 static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base,
@@ -75,6 +102,7 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     r->granted = sat32(granted);
     r->birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     r->word = 0;
+    if (hp_sample_on) r->word = t->sample_count;   /* its weight (core/hp_sample.h) */
     r->kind = (uint8_t)kind;
     r->how = (uint8_t)how;
     r->age = 0;
@@ -95,14 +123,19 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
 {
     if (hp_rt.cfg.no_stacks) return;   /* stacks=no: no records */
     if (!t->ready && hp_thread_setup(t) != 0) return;
-    uint32_t ccs = hp_capture_ccs(t, frame, ret);
-    for (void *p = list; p; p = *(void **)p) log_object(t, p, req, HP_HOW_MANY, 0, ccs);
+    uint32_t ccs = UINT32_MAX;   /* captured at the first object recorded */
+    for (void *p = list; p; p = *(void **)p) {
+        if (hp_sample_on && !sample_here(t, req)) continue;
+        if (ccs == UINT32_MAX) ccs = hp_capture_ccs(t, frame, ret);
+        log_object(t, p, req, HP_HOW_MANY, 0, ccs);
+    }
 }
 
 static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
                          void *frame, void *ret)
 {
-    if (--t->depth == 0 && p && !hp_rt.passive && !hp_rt.cfg.no_stacks)
+    if (--t->depth == 0 && p && !hp_rt.passive && !hp_rt.cfg.no_stacks &&
+        (!hp_sample_on || sample_here(t, req)))
         record(t, p, req, how, need_base, frame, ret);
 }
 

@@ -331,6 +331,21 @@ Test(config, ldv_policy)
     parse_bad("kind,stacks=no,ccs=make", "'stacks=no'", "ccs=", NULL);
     parse_bad("kind,report=gen,stacks=no", "'stacks=no'", "report=", NULL);
     parse_bad("kind,stacks=maybe", "'stacks=maybe'", "yes or no", NULL);
+    /* sample=: bytes with K/M/G, modes cc, module, kind; seed=. */
+    c = parse_ok("cc,sample=512K,seed=7");
+    cr_assert_eq(c.sample, 524288);
+    cr_assert_eq(c.seed, 7);
+    c = parse_ok("module,sample=4096");
+    cr_assert_eq(c.sample, 4096);
+    c = parse_ok("kind,sample=1M");
+    cr_assert_eq(c.sample, 1048576);
+    parse_bad("cc,sample=0", "'sample=0'", "mean bytes between samples", NULL);
+    parse_bad("cc,sample=12Q", "'sample=12Q'", "512K", NULL);
+    parse_bad("retainer,sample=4096", "'sample='", "needs mode cc, module or kind", NULL);
+    parse_bad("ldv,sample=4096", "'sample='", "needs mode cc, module or kind", NULL);
+    parse_bad("cc,report=gen,sample=4096", "'sample='", "report=", NULL);
+    parse_bad("kind,stacks=no,sample=4096", "'sample='", "stacks=no", NULL);
+    parse_bad("cc,seed=x", "'seed=x'", "whole number", NULL);
     parse_bad("ldv,repeat=1000000", "'repeat=1000000'", NULL);
     parse_bad("ldv,repeat=x", "'repeat=x'", NULL);
     const char *h = hp_config_help();
@@ -375,7 +390,7 @@ Test(config, rset_is_refused_in_mode_ldv)
 Test(config, out_must_name_a_file_stem_that_fits)
 {
     hp_config c;
-    char err[512];
+    char err[1024];   /* as preload/hp_lifecycle.c's */
     cr_assert_eq(hp_config_parse("cc,out=/tmp/dir/", &c, err, sizeof err), -1);
     cr_assert(strstr(err, "out names the profile's file stem, not a directory") != NULL, "%s", err);
     char big[400];

@@ -1,0 +1,83 @@
+"""The sampling mode (HEAPPROF=cc,sample=BYTES,seed=N; issue "cost that does
+not grow with the heap"): only sampled objects are recorded, each counted
+1/p times (p = 1 - exp(-size/BYTES), its chance of being sampled), so every
+figure is an estimate. tests/progs/sampled.c allocates three sites of known
+volume (small 16-byte, medium 1000-byte and large 100000-byte objects, half
+of each kept to exit).
+
+The bounds are statistical, over ten seeded runs at sample=4096: a site's
+estimate counts n sampled objects, n about (bytes requested) / 4096, and
+its relative standard deviation is about 1/sqrt(n) (a Poisson count). Each
+run must be within 5 standard deviations of the exact figure (a chance of
+about 1 in 1.7 million per figure when the sampler is right), and the mean
+of the ten within 4 standard deviations of the mean (sd / sqrt(10)). The
+large site's objects are 24 times the mean distance: p is 1 to 10 digits,
+so they are counted exactly. Seeds are fixed: the runs are the same each
+time (the bounds say what a correct sampler gives over any seeds).
+"""
+import math
+
+import hptest
+from hptest import out_table
+from test_report import table
+
+RATE = 4096
+SEEDS = range(1, 11)
+REQ = {"small/main": 16, "medium/main": 1000, "large/main": 100000}
+
+
+class Sample(hptest.ProfileTest):
+
+    def run_seed(self, heapprof):
+        r, hp, prof = self.profile("sampled", heapprof=heapprof)
+        return r, {name: figs for name, figs in table(prof)}, prof
+
+    def test_estimates_within_bounds(self):
+        r, exact, prof = self.run_seed("cc,interval=0")
+        sizes = out_table(r.stdout)
+        runs = []
+        for seed in SEEDS:
+            r, est, prof = self.run_seed(f"cc,interval=0,sample={RATE},seed={seed}")
+            self.assertIn(f"mode cc, sample={RATE} (sampled: one object recorded per {RATE} "
+                          "bytes allocated on average", prof)
+            runs.append(est)
+        for name, req in REQ.items():
+            n_objects, granted = sizes[name.split("/")[0]]
+            want = exact[name]
+            # objects, bytes, requested, survived, live@peak (the exact run's)
+            self.assertEqual(want[0], n_objects)
+            self.assertEqual(want[1], n_objects * granted)
+            p = -math.expm1(-req / RATE)
+            for col, label in ((0, "objects"), (1, "bytes"), (4, "live@peak")):
+                share = 0.5 if col == 4 else 1.0
+                samples = n_objects * share * p      # expected sampled objects
+                rel_sd = math.sqrt((1 - p) / samples) if samples else 0
+                got = [est[name][col] for est in runs]
+                with self.subTest(site=name, figure=label):
+                    if p > 1 - 1e-9:
+                        self.assertEqual(got, [want[col]] * len(got))
+                        continue
+                    for g in got:
+                        self.assertLess(abs(g / want[col] - 1), 5 * rel_sd,
+                                        (g, want[col], rel_sd))
+                    mean = sum(got) / len(got)
+                    self.assertLess(abs(mean / want[col] - 1),
+                                    4 * rel_sd / math.sqrt(len(got)), (got, want[col]))
+        # Sampling records few objects: the small site's 200,000 become
+        # about 200,000 x p (781).
+        self.assertRegex(prof, r"bytes allocated on average, (\d+) in all")
+
+    def test_refused_where_it_would_mislead(self):
+        for heapprof, why in (("retainer,sample=4096", "needs mode cc, module or kind"),
+                              ("ldv,sample=4096", "needs mode cc, module or kind"),
+                              ("roots,sample=4096", "needs mode cc, module or kind"),
+                              ("cc,report=full,sample=4096", "cannot be used with rset="),
+                              ("cc,sample=0", "sample takes the mean bytes")):
+            with self.subTest(heapprof=heapprof):
+                r = self.run_prog("sampled", heapprof=heapprof)
+                self.assertEqual(r.rc, 2, r.stderr)
+                self.assertIn(why, r.stderr)
+
+
+if __name__ == "__main__":
+    hptest.main()

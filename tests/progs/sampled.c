@@ -1,0 +1,43 @@
+/* sampled: allocation sites of known volume for the sampling mode's test
+ * (tests/integration/test_sample.py, HEAPPROF=cc,sample=BYTES,seed=N):
+ *   small   200,000 x GC_malloc(16)        (3.2 MB; half kept)
+ *   medium    3,000 x GC_malloc(1000)      (about 3 MB; half kept)
+ *   large        30 x GC_malloc(100000)    (about 3 MB; half kept)
+ * The kept half stays live to exit. Prints "SITE n granted" per site
+ * (GC_size) so the test knows the exact bytes. */
+#include <gc/gc.h>
+#include <stdio.h>
+
+#include "progs.h"
+
+static void *keep_small[100000], *keep_medium[1500], *keep_large[15];
+
+__attribute__((noinline)) static void *small(void) { return GC_malloc(16); }
+__attribute__((noinline)) static void *medium(void) { return GC_malloc(1000); }
+__attribute__((noinline)) static void *large(void) { return GC_malloc(100000); }
+
+int main(void)
+{
+    GC_INIT();
+    GC_expand_hp(HP_PROG_HEAP);
+    size_t gs = 0, gm = 0, gl = 0;
+    for (int i = 0; i < 200000; i++) {
+        void *p = small();
+        gs = GC_size(p);
+        if (i % 2 == 0) keep_small[i / 2] = p;
+    }
+    for (int i = 0; i < 3000; i++) {
+        void *p = medium();
+        gm = GC_size(p);
+        if (i % 2 == 0) keep_medium[i / 2] = p;
+    }
+    for (int i = 0; i < 30; i++) {
+        void *p = large();
+        gl = GC_size(p);
+        if (i % 2 == 0) keep_large[i / 2] = p;
+    }
+    scrub_stack();
+    GC_gcollect();
+    printf("small 200000 %zu\nmedium 3000 %zu\nlarge 30 %zu\n", gs, gm, gl);
+    return keep_small[0] && keep_medium[0] && keep_large[0] ? 0 : 1;
+}
