@@ -32,7 +32,11 @@ double hp_profile_seconds(uint64_t mono_ns)
 
 void hp_rt_exclude(uint64_t ns) { atomic_fetch_add(&hp_rt.excluded_ns, ns); }
 
-void hp_rt_exclude_reset(void) { atomic_store(&hp_rt.excluded_ns, 0); }
+void hp_rt_exclude_reset(void)
+{
+    atomic_store(&hp_rt.excluded_ns, 0);
+    atomic_store(&hp_rt.handler_ns, 0);   /* (a forked child's budget starts afresh) */
+}
 
 uint64_t hp_rt_excluded(void) { return atomic_load(&hp_rt.excluded_ns); }
 
