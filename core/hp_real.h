@@ -38,7 +38,13 @@
     X(GC_is_init_called) X(GC_get_finalize_on_demand) X(GC_set_finalize_on_demand) \
     X(GC_get_finalizer_notifier) X(GC_set_finalizer_notifier) \
     X(GC_set_start_callback) X(GC_new_proc) X(GC_new_proc_inner) X(GC_register_displacement) X(GC_add_roots) X(GC_mark_and_push) X(GC_set_push_other_roots) \
-    X(GC_register_disclaim_proc) X(GC_enumerate_reachable_objects_inner) X(GC_get_total_bytes)
+    X(GC_register_disclaim_proc) X(GC_enumerate_reachable_objects_inner) X(GC_get_total_bytes) \
+    X(GC_register_finalizer) X(GC_register_finalizer_ignore_self) \
+    X(GC_register_finalizer_no_order) X(GC_register_finalizer_unreachable) \
+    X(GC_debug_register_finalizer) X(GC_debug_register_finalizer_ignore_self) \
+    X(GC_debug_register_finalizer_no_order) X(GC_debug_register_finalizer_unreachable) \
+    X(GC_register_disappearing_link) X(GC_general_register_disappearing_link) \
+    X(GC_register_long_link)
 
 typedef struct hp_real_fns {
 #define HP_REAL_FIELD(name) __typeof__(&name) name;

@@ -273,22 +273,16 @@ static void traverse(uint64_t mark_ns, int rest)
         }
         uintptr_t lo = g->lo;
         int mine = se ? se == my_stack : (g->hi > here && g->lo - here < HP_NEAR);
-        if (mine && !entry) {
-            /* The collecting thread collects from a call heapprof does not
-             * wrap (GC_register_finalizer, the disappearing-link calls,
-             * which allocate inside the collector): where its own frames
-             * end is not known, so the whole range pushed is its stack's,
-             * the collector's frames included (the collector marked from
-             * them too; gctest's trees under construction in mktree are
-             * held only in the program's frames above such a call). */
-            mine = 0;
-            regs_done = 1;   /* (no registers noted at an entry) */
-        }
         if (mine) {
             /* The collecting thread (this one): its frames below the
              * program's outermost GC_ call are the collector's, full of
              * pointers it was marking from. Scan from that call up, and
              * the registers it found (hp_thread_note_entry). */
+            /* (A collection starts only inside a GC_ call heapprof wraps:
+             * the allocation calls, and the finalizer and weak-link
+             * registrations, which allocate inside the collector:
+             * preload/hp_finalizer_wrappers.c.) */
+            if (!entry) continue;
             if (lo < entry && g->copy) {
                 /* Below it, as the collector saw them when it pushed the
                  * range (the snapshot: the traversal's frames have

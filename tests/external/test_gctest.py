@@ -145,11 +145,11 @@ class GcTest(unittest.TestCase):
     def test_retainer_without_incremental_mode(self):
         # gctest's trees are built in mktree, which registers finalizers
         # and disappearing links as it goes: a collection can start inside
-        # GC_register_finalizer (an internal allocation), a call heapprof
-        # does not wrap, while the tree being built is held only in
-        # mktree's frames. The collecting thread's whole stack is then a
-        # root (it was skipped: 80% attributed at the worst census, 3.5 MB
-        # "not reached" from mktree). With incremental mode off, every
+        # GC_register_finalizer (an internal allocation) while the tree
+        # being built is held only in mktree's frames. heapprof now wraps
+        # those calls, so it knows where the program's frames end (before,
+        # it did not, skipped that thread's stack, and attributed 80% at
+        # the worst census, 3.5 MB "not reached" from mktree). With incremental mode off, every
         # census of the main process and of its forked children attributes
         # at least 95% (the rest: objects allocated while the collection
         # ran, a stray object), and none leaves mktree's trees unreached.

@@ -106,9 +106,9 @@ class Retainer(hptest.ProfileTest):
         # part points to (the traversal scanned the size at allocation:
         # 1,088 of 25,696 bytes "not reached"; poke's heap lost up to 10%
         # at a census so). Exact bytes per retainer at the last census,
-        # every byte attributed. A stale pointer in libgc's own frames may
-        # add gc:frames to a set: it is dropped before comparing, and may
-        # never hold bytes alone.
+        # every byte attributed. A stale pointer in libgc's own frames or
+        # static data may add gc:frames or gc:data to a set: they are
+        # dropped before comparing, and may never hold bytes alone.
         for walk in ("depth", "components"):
             with self.subTest(walk=walk):
                 r, hp, prof = self.profile("gcroles",
@@ -119,8 +119,8 @@ class Retainer(hptest.ProfileTest):
                 self.assertTrue(traced, "no census with bands")
                 got = {}
                 for key, v in bands(traced[-1]).items():
-                    members = [m for m in key.split(",") if m != "gc:frames"]
-                    self.assertTrue(members, "gc:frames alone holds %d bytes" % v)
+                    members = [m for m in key.split(",") if m not in ("gc:frames", "gc:data")]
+                    self.assertTrue(members, "%s alone holds %d bytes" % (key, v))
                     got[",".join(members)] = got.get(",".join(members), 0) + v
                 self.assertEqual(got, exp)
                 census = re.findall(r"^\S+  .*bytes.*$", prof.split("RETAINER CENSUSES")[1], re.M)
@@ -253,9 +253,10 @@ class Retainer(hptest.ProfileTest):
         self.assertLessEqual(objects, 8000)
         self.assertGreaterEqual(retained, objects * own)
         self.assertLess(retained, objects * own + 64 * objects // 100)
-        self.assertGreater(retained, reached * 0.95)
         with open(os.path.join(r.cwd, "leak.alloc.csv"), newline="") as f:
             rows = {(row["stack"], row["breakdown"]): row for row in csv.DictReader(f)}
+        # All the log's subtrees together: almost everything reached.
+        self.assertGreater(int(rows[("log_reply/main", "retained")]["bytes"]), reached * 0.95)
         # The stack's figure counts all its objects' subtrees (the newest
         # entries may hang from the root apart, held by a stack too): the
         # per-stack table's, at least the first object's.
