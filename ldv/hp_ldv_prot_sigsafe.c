@@ -232,13 +232,12 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     _Atomic int16_t *w = balance_of(addr, run);
     int lim = balance_limit();
     int n = atomic_load_explicit(w, memory_order_relaxed);
-    if (!rich && n < 0) {
-        /* Past the budget: the credit of new uses no longer counts. */
-        if (1 >= lim) atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
-        n = 0;
-    }
+    int credit_dropped = !rich && n < 0;   /* past the budget: credit no longer counts */
+    if (credit_dropped) n = 0;
     if (n < 30000) n++;
     atomic_store_explicit(w, (int16_t)n, memory_order_relaxed);
+    if (credit_dropped && n >= lim)   /* open now only because of the budget */
+        atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
     return n >= lim;
 }
 

@@ -805,23 +805,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
     if (hotBand >= 0) focus(hotBand);
   }
 
-  function bandAt(G, mx, my) {
-    const times = G.run.times, n = times.length;
-    const t = G.t0 + (mx - G.ml) / G.pw * (G.t1 - G.t0);
-    let lo = 0, hi = n - 1;
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
-    const f = times[hi] > times[lo] ? Math.min(1, Math.max(0, (t - times[lo]) / (times[hi] - times[lo]))) : 0;
-    const near = (n > 1 && f > 0.5) ? hi : lo;
-    const v = (G.mt + G.ph - my) / G.ph * G.ytop;
-    let found = -1, below = 0;
-    for (let b = 0; b < bands.length; b++) {
-      if (!visible[b]) continue;
-      const top = G.cum[b][lo] + (G.cum[b][hi] - G.cum[b][lo]) * f;
-      if (v >= below && v < top) { found = b; break; }
-      below = top;
-    }
-    return {band: found, sample: near};
-  }
+  function bandAt(G, mx, my) { return bandUnder(G, G.run.times, visible, mx, my); }
 
   function focus(b) {
     for (const G of geoms) {

@@ -1625,6 +1625,25 @@ CHART_HELPERS_JS = r"""  function el(name, attrs, parent) {
     // The value at the tick, to the step's decimals, without trailing zeros
     // (0, 2.5, 5, 7.5; 0.25, 0.5, 0.75, 1).
     return String(+v.toFixed(decimals(step)));
+  }
+  function bandUnder(G, times, visible, mx, my) {
+    // Which band a chart of geometry G draws under (mx, my), and the
+    // nearest sample: G.cum[b][i] is the top of band b at sample i.
+    const n = times.length;
+    const t = G.t0 + (mx - G.ml) / G.pw * (G.t1 - G.t0);
+    let lo = 0, hi = n - 1;
+    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
+    const f = times[hi] > times[lo] ? Math.min(1, Math.max(0, (t - times[lo]) / (times[hi] - times[lo]))) : 0;
+    const near = (n > 1 && f > 0.5) ? hi : lo;
+    const v = (G.mt + G.ph - my) / G.ph * G.ytop;
+    let found = -1, below = 0;
+    for (let b = 0; b < visible.length; b++) {
+      if (!visible[b]) continue;
+      const top = G.cum[b][lo] + (G.cum[b][hi] - G.cum[b][lo]) * f;
+      if (v >= below && v < top) { found = b; break; }
+      below = top;
+    }
+    return {band: found, sample: near};
   }"""
 
 PAGE = r"""<!DOCTYPE html>
@@ -1908,24 +1927,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 2
     if (hotBand >= 0) focus(hotBand);
   }
 
-  function bandAt(mx, my) {
-    // Which band is drawn under (mx, my), and the nearest sample.
-    const G = geom;
-    const t = G.t0 + (mx - G.ml) / G.pw * (G.t1 - G.t0);
-    let lo = 0, hi = n - 1;
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
-    const f = times[hi] > times[lo] ? Math.min(1, Math.max(0, (t - times[lo]) / (times[hi] - times[lo]))) : 0;
-    const near = (n > 1 && f > 0.5) ? hi : lo;
-    const v = (G.mt + G.ph - my) / G.ph * G.ytop;
-    let found = -1, below = 0;
-    for (let b = 0; b < bands.length; b++) {
-      if (!visible[b]) continue;
-      const top = G.cum[b][lo] + (G.cum[b][hi] - G.cum[b][lo]) * f;
-      if (v >= below && v < top) { found = b; break; }
-      below = top;
-    }
-    return {band: found, sample: near};
-  }
+  function bandAt(mx, my) { return bandUnder(geom, times, visible, mx, my); }
 
   function focus(b) {
     if (!geom) return;
