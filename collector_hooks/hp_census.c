@@ -215,4 +215,5 @@ void hp_census_postfork_child(void)
     hp_cf.peak_seen = 0;
     hp_cf.peak_time = hp_cf.last_census_time = 0;
     hp_ccstats_reset();
+    HP_SCHEMES_EACH(postfork_child);
 }

@@ -74,6 +74,9 @@ typedef struct hp_scheme {
     void (*write_samples)(int fd);
     /* Its section of the .prof (signal). */
     void (*write_prof)(int fd);
+    /* In a forked child, before its first census: forget the parent's
+     * censuses, which the parent's own profile has (lock). */
+    void (*postfork_child)(void);
     /* What its profile cannot tell, as "warning: ..." lines each ending in
      * a newline, appended to out (the .prof's notes and stderr; signal). */
     void (*warnings)(hp_buf *out);

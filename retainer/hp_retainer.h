@@ -43,6 +43,8 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx);
 uint32_t hp_retainer_noroot_label(hp_rec *r, size_t idx);
 /* The census is complete (profile time t): close its .prof line. */
 void hp_retainer_census_done(double t);
+/* A forked child forgets its parent's censuses (lock). */
+void hp_retainer_postfork_child(void);
 /* Does record r's retainer set (this census) hold a retainer whose name is
  * one of `names` ('+'-separated)? (the rset= filter) */
 int hp_retainer_set_matches(const hp_rec *r);

@@ -206,8 +206,13 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
 
 static void ms(hp_buf *b, uint64_t ns) { hp_buf_fixed(b, (double)ns / 1e6, 2); }
 
-/* The census that attributed the smallest share of live bytes. */
-static uint64_t least_attributed, least_live;
+/* The census that attributed the smallest share of the bytes that were
+ * live when its roots were read. Objects allocated during the collection
+ * (after the roots were read, before the census) are left out of that
+ * share: they cannot have a retainer yet, the census's .prof line names
+ * them, and the next census attributes them; the warning is about roots
+ * heapprof did not see. */
+static uint64_t least_attributed, least_live, least_new;
 static double least_time;
 
 void hp_retainer_warnings(hp_buf *out)
@@ -221,6 +226,11 @@ void hp_retainer_warnings(hp_buf *out)
     hp_buf_u64(out, least_attributed);
     hp_buf_str(out, " of ");
     hp_buf_u64(out, least_live);
+    if (least_new) {
+        hp_buf_str(out, ", not counting ");
+        hp_buf_u64(out, least_new);
+        hp_buf_str(out, " bytes allocated during the collection");
+    }
     hp_buf_str(out, "): its bands leave the rest out; the .prof's line for that census, "
                     "under retainer censuses, says what held it\n");
 }
@@ -262,10 +272,12 @@ void hp_retainer_census_done(double t)
         hp_buf_u64(b, live);
         hp_buf_str(b, " bytes");
         /* The census that attributed the least, for hp_retainer_warnings. */
-        if (live && (!least_live || hp_ret_.attributed_bytes * least_live <
-                                        least_attributed * live)) {
+        uint64_t before = live - hp_ret_.new_bytes;
+        if (before && (!least_live || hp_ret_.attributed_bytes * least_live <
+                                          least_attributed * before)) {
             least_attributed = hp_ret_.attributed_bytes;
-            least_live = live;
+            least_live = before;
+            least_new = hp_ret_.new_bytes;
             least_time = t;
         }
         if (hp_ret_.final_objects) {
@@ -471,6 +483,23 @@ static void dom_tables(const hp_scc_doms *d);
 static uint64_t dom_ns_total, dom_trees, dom_mem_most, dom_reached_most;
 
 static uint64_t vecs_committed(void);
+
+void hp_retainer_postfork_child(void)
+{
+    hp_buf_reset(&hp_ret_.prof_lines);
+    hp_ret_.censuses_traced = hp_ret_.dfs_censuses = hp_ret_.scc_censuses = 0;
+    hp_ret_.mark_ns_total = hp_ret_.trace_ns_total = 0;
+    if (hp_ret_.set_seen_vec.base)
+        memset(hp_ret_.set_seen_vec.base, 0, hp_ret_.set_seen_vec.committed);
+    least_attributed = least_live = least_new = 0;
+    least_time = 0;
+    rset_matched = 0;
+    dom_time = 0;
+    dom_fresh = 0;
+    if (dom_text.vec.base) hp_buf_reset(&dom_text);
+    dom_best = dom_objects = 0;
+    dom_ns_total = dom_trees = dom_mem_most = dom_reached_most = 0;
+}
 
 void hp_retainer_dominators(const hp_scc_doms *d)
 {

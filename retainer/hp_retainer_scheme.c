@@ -21,6 +21,7 @@ static int retainer_init(void)
     .traverse = hp_retainer_traverse,            \
     .mark_end = hp_rootrec_reset,                \
     .census_done = hp_retainer_census_done,      \
+    .postfork_child = hp_retainer_postfork_child, \
     .write_prof = hp_retainer_write_prof
 
 const hp_scheme hp_scheme_retainer = {

@@ -40,6 +40,9 @@ void hp_roots_note_free(uintptr_t base);
  * named root and NOROOT not asked for). */
 uint32_t hp_roots_label_of(hp_rec *r, size_t idx);
 void hp_roots_census_done(double t);
+/* A forked child forgets its parent's censuses (lock); the named roots
+ * themselves stay, as the child's memory keeps them. */
+void hp_roots_postfork_child(void);
 void hp_roots_write_prof(int fd);
 /* A warning line into out when the program named no roots. */
 void hp_roots_warnings(hp_buf *out);

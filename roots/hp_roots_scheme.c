@@ -30,6 +30,7 @@ const hp_scheme hp_scheme_roots = {
     .label_of = hp_roots_label_of,
     .on_free = hp_roots_note_free,
     .census_done = hp_roots_census_done,
+    .postfork_child = hp_roots_postfork_child,
     .write_prof = hp_roots_write_prof,
     .warnings = hp_roots_warnings,
 };

@@ -227,6 +227,12 @@ void hp_roots_census_done(double t)
     hp_roots_.traversed = 0;
 }
 
+void hp_roots_postfork_child(void)
+{
+    hp_buf_reset(&hp_roots_.census_lines);
+    if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_postfork_child();
+}
+
 void hp_roots_warnings(hp_buf *out)
 {
     if (hp_roots_.events.len) return;

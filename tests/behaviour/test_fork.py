@@ -50,6 +50,37 @@ class Fork(unittest.TestCase):
         self.assertEqual(sorted(bh.WROTE_RE.match(l).group(1) for l in wrote),
                          sorted(["bh_fork", child]))
 
+    def test_child_censuses_are_its_own(self):
+        # A traversing profile (retainer; roots, which also keeps retainer
+        # lines for what no named root reaches) of a forked child lists the
+        # child's censuses only: the parent's lines and its least-attributed
+        # census are the parent's .prof's, not the child's. The child's
+        # heap at each of its censuses: the parent's 64 x 64 bytes and its
+        # own 64 x 96.
+        for mode, sections in (("retainer", ["RETAINER CENSUSES"]),
+                               ("roots,noroot=retainers", ["ROOT CENSUSES", "RETAINER CENSUSES"])):
+            with self.subTest(mode=mode):
+                r = hptest.run(self, [bh.bprog("bh_fork"), "alloc"],
+                               heapprof=mode + ",interval=0", stdin="")
+                self.assertEqual(r.rc, 0, r.stderr)
+                pid = re.match(r"child (\d+)\n", r.stdout).group(1)
+                wrote = {bh.WROTE_RE.match(l).group(1): int(bh.WROTE_RE.match(l).group(3))
+                         for l in bh.wrote_lines(r.stderr)}
+                with open(os.path.join(r.cwd, f"bh_fork.{pid}.prof")) as f:
+                    child = f.read()
+                censuses = wrote[f"bh_fork.{pid}"]
+                self.assertEqual(censuses, 2, r.stderr)
+                for name in sections:
+                    block = child.split(name)[1].split("\n\n")[1]
+                    lines = block.strip().splitlines()
+                    self.assertEqual(len(lines), censuses, block)
+                    for line in lines:
+                        if name == "RETAINER CENSUSES":
+                            self.assertTrue(line.endswith("  10240 of 10240 bytes"), line)
+                        else:
+                            self.assertTrue(line.endswith("  10240"), line)
+                self.assertIn("over %d censuses" % censuses, child)
+
     def test_child_execs_or_exits(self):
         for mode in ("exec", "_exit"):
             with self.subTest(mode=mode):
