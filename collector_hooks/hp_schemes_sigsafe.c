@@ -25,7 +25,10 @@ void hp_schemes_select(const hp_config *cfg)
 {
     const hp_scheme *primary;
     switch (cfg->mode) {
-    case HP_MODE_RETAINER: primary = &hp_scheme_retainer; break;
+    case HP_MODE_RETAINER:
+        /* bands=: the biography's bands by retainer set (-hr -hbdrag,void). */
+        primary = cfg->ldv_bands ? &hp_scheme_ldv_retainer : &hp_scheme_retainer;
+        break;
     case HP_MODE_ROOTS: primary = &hp_scheme_roots; break;
     case HP_MODE_LDV: primary = &hp_scheme_ldv; break;
     case HP_MODE_MODULE: primary = &hp_scheme_module; break;

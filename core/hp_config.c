@@ -110,7 +110,8 @@ const char *hp_config_help(void)
 "              exact, slow)\n"
 "  bands=B     mode ldv: profile the bytes of band B (drag, void, or\n"
 "              drag+void) by cost-centre stack instead of the bands\n"
-"              themselves (GHC -hc -hbdrag,void)\n"
+"              themselves (GHC -hc -hbdrag,void); mode retainer: by\n"
+"              retainer set, in the same run (GHC -hr -hbdrag,void)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
 "              open until the next collection, 1-999999 (default 1)\n"
 "  budget=X    ldv=adaptive: fault-handler time for exact re-arming, 0.5 s\n"
@@ -465,6 +466,16 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             return set_err(err, errlen,
                 "HEAPPROF option '%s' cannot be used in mode roots (both label each object "
                 "at a census); use rset= with mode cc, module or kind", s, n);
+        if (c->ldv_bands && c->mode != HP_MODE_LDV && c->mode != HP_MODE_RETAINER)
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' needs mode ldv (the chosen bands by cost-centre stack, "
+                "GHC's -hc -hbdrag,void) or retainer (by retainer set, -hr -hbdrag,void)",
+                "bands=", 6);
+        if (c->ldv_bands && c->mode == HP_MODE_RETAINER && c->filter_rset[0])
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' cannot be used with bands= (an object's set may change "
+                "from census to census while its band is settled at its death); drop rset= "
+                "and read the bands of the sets you want", "rset=", 5);
         if (c->mode == HP_MODE_LDV && c->filter_rset[0])
             return set_err(err, errlen,
                 "HEAPPROF option '%s' cannot be used in mode ldv (both keep their state in "

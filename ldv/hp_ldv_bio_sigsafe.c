@@ -35,7 +35,7 @@ void hp_ldv_census_begin(uint32_t t, double seconds)
 void hp_ldv_census_rec(const hp_rec *r, uint32_t t)
 {
     if (t > ncensus) return;
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+    uint32_t w = __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED);
     census *c = &cen()[t];
     if (w & HP_LDV_INHERENT) c->inh += r->granted;
     else if (w & HP_LDV_USED) c->used += r->granted;
@@ -58,7 +58,7 @@ static ccs_cost *cost_of(uint32_t ccs)
 typedef struct cross_ent { uint64_t key; int64_t delta; } cross_ent;
 
 /* Add `delta` at census t of label l (a difference entry). */
-static void cross_add(uint32_t l, uint32_t t, int64_t delta)
+void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta)
 {
     hp_ldv_bio *b = &hp_ldv_bio_;
     if ((b->cross_n + 1) * 2 > b->cross_cap) {
@@ -103,10 +103,10 @@ static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cos
     /* bands=: the same range for the object's stack, when its band is
      * one of those chosen (the biography itself only: k is given). */
     int band = (w & HP_LDV_USED) ? HP_BAND_DRAG : HP_BAND_VOID;
-    if (k && (hp_rt.cfg.ldv_bands & band)) {
+    if (k && !hp_ldv_sides && (hp_rt.cfg.ldv_bands & band)) {
         uint32_t l = hp_names_label_of(r->ccs);
-        cross_add(l, from, g);
-        cross_add(l, d + 1, -g);
+        hp_ldv_cross_add(l, from, g);
+        hp_ldv_cross_add(l, d + 1, -g);
     }
     if (w & HP_LDV_USED) {
         c[from].ddrag += g;
@@ -135,17 +135,21 @@ static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
 
 void hp_ldv_death(const hp_rec *r, uint32_t d)
 {
-    die_at(r, __atomic_load_n(&r->word, __ATOMIC_RELAXED), d);
+    die_at(r, __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED), d);
 }
 
 /* Tracking ends at census t: the object's biography so far is settled as
  * if it died after census t-1; from census t on it is INHERENT_USE. */
 void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
 {
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+    uint32_t *wp = hp_ldv_word_of(r);
+    uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     if (w & HP_LDV_INHERENT) return;
-    if (t > 0) die_at(r, w, t - 1);
-    __atomic_fetch_or(&r->word, HP_LDV_INHERENT, __ATOMIC_RELAXED);
+    if (t > 0) {
+        die_at(r, w, t - 1);
+        if (hp_ldv_sides) hp_ldv_byret_death(r, w, t - 1);
+    }
+    __atomic_fetch_or(wp, HP_LDV_INHERENT, __ATOMIC_RELAXED);
     hp_ldv.inherent_objects++;
 }
 
@@ -157,10 +161,11 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     if (is_write && r->birth >= period) return -1;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
-    uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+    uint32_t *wp = hp_ldv_word_at(r, e->idx);
+    uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     while (!(w & HP_LDV_INHERENT) &&
            (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (period & HP_LDV_PERIOD))) {
-        if (__atomic_compare_exchange_n(&r->word, &w, want, 0, __ATOMIC_RELAXED,
+        if (__atomic_compare_exchange_n(wp, &w, want, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
             if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
@@ -195,7 +200,7 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
     for (size_t i = first_ent_after(lo_addr); i < hp_ldv.nents && hp_ldv.ents[i].base < hi_addr; i++) {
         hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
         if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv.ents[i].idx), __ATOMIC_RELAXED);
         if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
         if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
             __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
@@ -213,9 +218,9 @@ int hp_ldv_page_settled(uintptr_t page)
     uintptr_t end = page + HP_PAGE;
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
-        const hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
+        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
         if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv.ents[i].idx), __ATOMIC_RELAXED);
         if (w & HP_LDV_INHERENT) continue;
         if (!used_in(w, period)) return 0;
     }
@@ -332,7 +337,7 @@ int hp_ldv_checkpoint_begin(uint32_t t)
 void hp_ldv_checkpoint_rec(const hp_rec *r)
 {
     if (!ckpt_n) return;
-    die_into((census *)ckpt_vec.base, r, __atomic_load_n(&r->word, __ATOMIC_RELAXED), ckpt_n,
+    die_into((census *)ckpt_vec.base, r, __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED), ckpt_n,
              NULL);
 }
 
@@ -450,7 +455,8 @@ static void line_u64(const char *key, uint64_t v)
 void hp_ldv_write_prof(int fd)
 {
     hp_buf_reset(&out);
-    hp_buf_str(&out, "\nLag, drag, void, use (HEAPPROF=ldv, policy ");
+    hp_buf_str(&out, hp_ldv_sides ? "\nLag, drag, void, use (HEAPPROF=retainer,bands=, policy "
+                                  : "\nLag, drag, void, use (HEAPPROF=ldv, policy ");
     hp_buf_str(&out, !hp_ldv.precise ? "page" : hp_ldv.repeat ? "adaptive" : "precise");
     if (hp_ldv.repeat) {
         hp_buf_str(&out, ", repeat=");
@@ -463,9 +469,15 @@ void hp_ldv_write_prof(int fd)
         hp_buf_str(&out, "  (the .hp shows the bytes in ");
         hp_buf_str(&out, hp_rt.cfg.ldv_bands == (HP_BAND_DRAG | HP_BAND_VOID) ? "DRAG and VOID"
                          : hp_rt.cfg.ldv_bands == HP_BAND_DRAG ? "DRAG" : "VOID");
-        hp_buf_str(&out, " by cost-centre stack (bands=, GHC's -hc -hb<bands>): each object's "
-                         "band at each census, known when it died; the figures below are the "
-                         "whole biography's)\n");
+        hp_buf_str(&out, hp_ldv_sides
+                         ? " by retainer set (mode retainer, bands=, GHC's -hr -hb<bands> in one "
+                           "run): each object's band at each census, known when it died, under "
+                           "its retainer set at that census; the figures below are the whole "
+                           "biography's, by stack)\n"
+                         : " by cost-centre stack (bands=, GHC's -hc -hb<bands>): each object's "
+                           "band at each census, known when it died; the figures below are the "
+                           "whole biography's)\n");
+        if (hp_ldv_sides) hp_ldv_byret_prof(&out);
     }
     line_u64("  censuses", ncensus);
     line_u64("  protect passes", hp_ldv.passes);
@@ -525,6 +537,7 @@ void hp_ldv_write_prof(int fd)
     fold_by_name();
     table(0);
     table(1);
+    if (hp_ldv_sides) hp_ldv_byret_tables(&out);
     uncertain_lines();
     hp_buf_write(&out, fd);
 }

@@ -22,6 +22,53 @@
 #define HP_LDV_INHERENT 0x40000000u
 #define HP_LDV_PERIOD 0x3fffffffu
 
+/* Mode retainer with bands= (the biography's bands by retainer set,
+ * hp_ldv_byret_sigsafe.c): the record's word holds its retainer label (the
+ * traversal's), and the LDV word moves to a side entry per table slot,
+ * beside the record's retainer-set history. hp_ldv_sides is NULL in every
+ * other mode. */
+typedef struct hp_ldv_side {
+    uint32_t word;     /* the LDV word */
+    uint32_t label;    /* band (label id + 1; 0: attributed to no set) of its
+                          retainer set from census `since` on */
+    uint32_t since;    /* first census of that run; 0: never counted */
+    uint32_t older;    /* earlier runs still of use: pool index + 1, newest first */
+} hp_ldv_side;
+extern hp_ldv_side *hp_ldv_sides;
+/* The side entry of a record: a table slot's, by its address (slots the
+ * sweep has not seen yet are zeroed first), or a scratch entry for a
+ * record still in a thread's log. */
+hp_ldv_side *hp_ldv_side_of(const hp_rec *r);
+/* The LDV word of table record idx / of record r (the fault handlers use
+ * the first: their records are indexed, so their slots exist). */
+static inline uint32_t *hp_ldv_word_at(hp_rec *r, size_t idx)
+{
+    return hp_ldv_sides ? &hp_ldv_sides[idx].word : &r->word;
+}
+static inline uint32_t *hp_ldv_word_of(const hp_rec *r)
+{
+    return hp_ldv_sides ? &hp_ldv_side_of(r)->word : (uint32_t *)&r->word;
+}
+
+/* hp_ldv_byret_sigsafe.c: the scheme's operations in that mode (each
+ * calls the plain ldv one and keeps the side entries). */
+int hp_ldv_byret_init(void);
+uint32_t hp_ldv_byret_label_of(hp_rec *r, size_t idx);
+void hp_ldv_byret_census_rec(const hp_rec *r, uint32_t t);
+void hp_ldv_byret_on_death(const hp_rec *r, uint32_t d);
+void hp_ldv_byret_death(const hp_rec *r, uint32_t w, uint32_t d);
+void hp_ldv_byret_sweep_begin(size_t len);
+void hp_ldv_byret_moved(size_t from, size_t to);
+void hp_ldv_byret_after_sweep(void);
+void hp_ldv_byret_postfork_child(void);
+void hp_ldv_byret_fill(void);
+void hp_ldv_byret_prof(hp_buf *b);
+/* Its tables: DRAG and VOID by (retainer set, stack). */
+void hp_ldv_byret_tables(hp_buf *b);
+/* hp_ldv_bio_sigsafe.c: a difference entry of bands=: `delta` bytes from
+ * census t on, in band (label id) l. */
+void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta);
+
 #define HP_PAGE 4096u
 #define HP_PAGE_SHIFT 12
 

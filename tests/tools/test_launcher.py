@@ -94,6 +94,12 @@ class Flags(unittest.TestCase):
             (["-hc", "-hbdrag,void"], "ldv,bands=drag+void"),
             (["-hbvoid", "-hc"], "ldv,bands=void"),
             (["-hbdrag"], "ldv,bands=drag"),
+            # GHC's -hr -hb<bands>: by retainer set, in one run; the
+            # biography's own options apply.
+            (["-hr", "-hbdrag,void"], "retainer,bands=drag+void"),
+            (["-hbvoid", "-hr", "--ldv=precise"], "retainer,bands=void,ldv=precise"),
+            (["-hr", "-hbdrag", "--walk=depth", "--repeat=4"],
+             "retainer,bands=drag,walk=depth,repeat=4"),
             (["-hr", "--outputs=none"], "retainer,outputs=none"),
             (["--frames=call"], "frames=call"),
             (["-ho", "--noroot=retainers"], "roots,noroot=retainers"),
@@ -192,9 +198,14 @@ class Errors(unittest.TestCase):
                                             "of them")
         self.refused(["-hr", "--noroot=yes"], "--noroot applies to -ho (roots), not to -hr: "
                                               "drop one of them")
-        self.refused(["-hr", "-hbdrag"], "-hr and -hbdrag both given: the biography's bands "
-                     "can be crossed with cost-centre stacks (-hc) only, for now; use -hc "
-                     "-hbdrag,void")
+        self.refused(["-ho", "-hbdrag"], "-ho and -hbdrag both given: the biography's bands "
+                     "can be crossed with cost-centre stacks (-hc -hbdrag,void) or retainer "
+                     "sets (-hr -hbdrag,void)")
+        self.refused(["-hr", "-hbdrag", "-hc"], "-hr and -hc both given with -hb<bands>: the "
+                     "bands are crossed with stacks (-hc) or with retainer sets (-hr); choose "
+                     "one (the -hr run's .prof also names the stacks)")
+        self.refused(["-hr", "--ldv=page"], "--ldv applies to -hb (ldv), not to -hr: drop one "
+                                            "of them")
         self.refused(["-hc", "-hblag"], "-hblag: 'lag' cannot be crossed with stacks; "
                      "-hb<bands> takes drag, void or drag,void (the bands known when an object "
                      "dies), e.g. -hc -hbdrag,void")
