@@ -251,16 +251,15 @@ void hp_ldv_byret_on_death(const hp_rec *r, uint32_t d)
     hp_ldv_byret_death(r, w, d);
 }
 
-/* ---- The sweep: side entries move with their records. ---- */
+/* ---- The sweep: side entries move with their records (the scheme's
+ * sweep operations, hp_ldv_scheme.c, call these beside ldv's own). ---- */
 void hp_ldv_byret_sweep_begin(size_t len)
 {
     fill_to(len);   /* every slot of the table valid: the sweep reads them */
-    hp_ldv_sweep_begin(len);
 }
 
 void hp_ldv_byret_moved(size_t from, size_t to)
 {
-    hp_ldv_moved(from, to);
     hp_ldv_side v;
     if (from < side_valid) v = hp_ldv_sides[from];
     else if (from == pend_idx) v = pend_side;   /* from the logs, counted at this census */
@@ -276,7 +275,12 @@ void hp_ldv_byret_after_sweep(void)
     side_valid = n;   /* the sweep wrote slots 0 .. n-1 */
     pend_r = NULL;
     pend_idx = SIZE_MAX;
-    hp_ldv_protect();
+}
+
+void hp_ldv_byret_write_prof(int fd)
+{
+    hp_ldv_write_prof(fd);
+    hp_retainer_write_prof(fd);
 }
 
 void hp_ldv_byret_postfork_child(void)

@@ -57,9 +57,11 @@ uint32_t hp_ldv_byret_label_of(hp_rec *r, size_t idx);
 void hp_ldv_byret_census_rec(const hp_rec *r, uint32_t t);
 void hp_ldv_byret_on_death(const hp_rec *r, uint32_t d);
 void hp_ldv_byret_death(const hp_rec *r, uint32_t w, uint32_t d);
+/* (the sweep's: the side entries' part only) */
 void hp_ldv_byret_sweep_begin(size_t len);
 void hp_ldv_byret_moved(size_t from, size_t to);
 void hp_ldv_byret_after_sweep(void);
+void hp_ldv_byret_write_prof(int fd);
 void hp_ldv_byret_postfork_child(void);
 void hp_ldv_byret_fill(void);
 void hp_ldv_byret_prof(hp_buf *b);

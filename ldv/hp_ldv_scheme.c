@@ -43,10 +43,22 @@ static int byret_init(void)
     return 0;
 }
 
-static void byret_write_prof(int fd)
+static void byret_sweep_begin(size_t len)
 {
-    hp_ldv_write_prof(fd);
-    hp_retainer_write_prof(fd);
+    hp_ldv_byret_sweep_begin(len);
+    hp_ldv_sweep_begin(len);
+}
+
+static void byret_moved(size_t from, size_t to)
+{
+    hp_ldv_moved(from, to);
+    hp_ldv_byret_moved(from, to);
+}
+
+static void byret_after_sweep(void)
+{
+    hp_ldv_byret_after_sweep();
+    hp_ldv_protect();
 }
 
 const hp_scheme hp_scheme_ldv_retainer = {
@@ -63,14 +75,14 @@ const hp_scheme hp_scheme_ldv_retainer = {
     .label_of = hp_ldv_byret_label_of,
     .census_rec = hp_ldv_byret_census_rec,
     .on_death = hp_ldv_byret_on_death,
-    .sweep_begin = hp_ldv_byret_sweep_begin,
-    .moved = hp_ldv_byret_moved,
+    .sweep_begin = byret_sweep_begin,
+    .moved = byret_moved,
     .dropped = hp_ldv_dropped,
     .census_done = hp_retainer_census_done,
-    .after_sweep = hp_ldv_byret_after_sweep,
+    .after_sweep = byret_after_sweep,
     .stop = hp_ldv_stop,
     .postfork_child = hp_ldv_byret_postfork_child,
     .write_samples = hp_ldv_write_samples,
-    .write_prof = byret_write_prof,
+    .write_prof = hp_ldv_byret_write_prof,
     .warnings = hp_retainer_warnings,
 };
