@@ -65,8 +65,10 @@ int hp_ldv_init(char *err, unsigned long errlen)
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&name_cost_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&hp_ldv_bio_.ckpt_vec, (size_t)1 << 34) != 0 ||
-        hp_vec_reserve(&hp_ldv_bio_.cross_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_ldv_bio_.cross.vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_ldv_bio_.ckpt_cross.vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&hp_ldv_bio_.cross_dense_vec, (size_t)1 << 36) != 0 ||
+        hp_vec_reserve(&hp_ldv_bio_.ckpt_dense_vec, (size_t)1 << 36) != 0 ||
         hp_buf_init(&out, (size_t)1 << 30) != 0 ||
         hp_buf_init(&hp_ldv_bio_.ckpt_out, (size_t)1 << 30) != 0 || hp_ldv_prot_init() != 0) {
         if (err && errlen) {

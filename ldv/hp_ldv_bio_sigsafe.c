@@ -60,38 +60,38 @@ typedef struct cross_ent { uint64_t key; int64_t delta; } cross_ent;
 /* Add `delta` at census t of label l (a difference entry). */
 void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta)
 {
-    hp_ldv_bio *b = &hp_ldv_bio_;
-    if ((b->cross_n + 1) * 2 > b->cross_cap) {
-        uint64_t ncap = b->cross_cap ? b->cross_cap * 2 : 4096;
-        if (hp_vec_ensure(&b->cross_vec, (size_t)(ncap + b->cross_cap) * sizeof(cross_ent)))
+    hp_ldv_cross *b = hp_ldv_bio_.cross_into ? hp_ldv_bio_.cross_into : &hp_ldv_bio_.cross;
+    if ((b->n + 1) * 2 > b->cap) {
+        uint64_t ncap = b->cap ? b->cap * 2 : 4096;
+        if (hp_vec_ensure(&b->vec, (size_t)(ncap + b->cap) * sizeof(cross_ent)))
             return;
-        cross_ent *base = (cross_ent *)b->cross_vec.base, *old = base + ncap;
-        memmove(old, base, (size_t)b->cross_cap * sizeof(cross_ent));
+        cross_ent *base = (cross_ent *)b->vec.base, *old = base + ncap;
+        memmove(old, base, (size_t)b->cap * sizeof(cross_ent));
         memset(base, 0, (size_t)ncap * sizeof(cross_ent));
-        for (uint64_t i = 0; i < b->cross_cap; i++) {
+        for (uint64_t i = 0; i < b->cap; i++) {
             if (!old[i].key) continue;
             uint64_t j = hp_mix64(old[i].key) & (ncap - 1);
             while (base[j].key) j = (j + 1) & (ncap - 1);
             base[j] = old[i];
         }
-        b->cross_cap = ncap;
+        b->cap = ncap;
     }
-    cross_ent *base = (cross_ent *)b->cross_vec.base;
+    cross_ent *base = (cross_ent *)b->vec.base;
     uint64_t key = ((uint64_t)l + 1) << 32 | t;
-    uint64_t j = hp_mix64(key) & (b->cross_cap - 1);
-    while (base[j].key && base[j].key != key) j = (j + 1) & (b->cross_cap - 1);
+    uint64_t j = hp_mix64(key) & (b->cap - 1);
+    while (base[j].key && base[j].key != key) j = (j + 1) & (b->cap - 1);
     if (!base[j].key) {
         base[j].key = key;
-        b->cross_n++;
+        b->n++;
     }
     base[j].delta += delta;
-    if (l + 1 > b->cross_labels) b->cross_labels = l + 1;
+    if (l + 1 > b->labels) b->labels = l + 1;
 }
 
 /* The object was live at censuses b+1 .. d: its VOID or DRAG range goes
  * into the difference arrays of `c` (the biography, or a checkpoint's
  * copy), its byte-seconds into `k` when given. */
-static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cost *k)
+static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cost *k, int cross)
 {
     if (w & HP_LDV_INHERENT) return;
     if (d > ncensus) d = ncensus;
@@ -101,9 +101,10 @@ static void die_into(census *c, const hp_rec *r, uint32_t w, uint32_t d, ccs_cos
     double bs = (double)r->granted * (c[d].time - c[from - 1].time);
     int unsure = (r->flags & HP_REC_UNWATCHED) != 0;
     /* bands=: the same range for the object's stack, when its band is
-     * one of those chosen (the biography itself only: k is given). */
+     * one of those chosen (`cross`: the biography, or a checkpoint's copy
+     * of its entries). */
     int band = (w & HP_LDV_USED) ? HP_BAND_DRAG : HP_BAND_VOID;
-    if (k && !hp_ldv_sides && (hp_rt.cfg.ldv_bands & band)) {
+    if (cross && !hp_ldv_sides && (hp_rt.cfg.ldv_bands & band)) {
         uint32_t l = hp_names_label_of(r->ccs);
         hp_ldv_cross_add(l, from, g);
         hp_ldv_cross_add(l, d + 1, -g);
@@ -130,7 +131,7 @@ static void die_at(const hp_rec *r, uint32_t w, uint32_t d)
     if (w & HP_LDV_INHERENT) return;
     uint32_t from = (w & HP_LDV_USED) ? (w & HP_LDV_PERIOD) + 1 : r->birth + 1;
     if (from > (d > ncensus ? ncensus : d) || from == 0) return;
-    die_into(cen(), r, w, d, cost_of(r->ccs));
+    die_into(cen(), r, w, d, cost_of(r->ccs), 1);
 }
 
 void hp_ldv_death(const hp_rec *r, uint32_t d)
@@ -265,21 +266,25 @@ static int write_bands(hp_buf *b, int fd, const census *c, uint32_t n)
 
 /* bands=: one sample per census, each stack's bytes in the chosen bands
  * (the difference entries summed over the censuses). */
-static int write_cross(hp_buf *b, int fd, const census *c, uint32_t n)
+static int write_cross(hp_buf *b, int fd, const census *c, uint32_t n, const hp_ldv_cross *x,
+                       hp_vec *dense_vec)
 {
-    hp_ldv_bio *bio = &hp_ldv_bio_;
-    uint32_t nl = bio->cross_labels;
+    uint32_t nl = x->labels;
     size_t cells = (size_t)nl * (n + 2);
-    if (hp_vec_ensure(&bio->cross_dense_vec, cells * sizeof(int64_t) + 1)) return -1;
-    int64_t *dense = (int64_t *)bio->cross_dense_vec.base;
+    if (hp_vec_ensure(dense_vec, cells * sizeof(int64_t) + 1)) return -1;
+    int64_t *dense = (int64_t *)dense_vec->base;
     memset(dense, 0, cells * sizeof(int64_t));
-    const cross_ent *e = (const cross_ent *)bio->cross_vec.base;
-    for (uint64_t i = 0; i < bio->cross_cap; i++) {
+    const cross_ent *e = (const cross_ent *)x->vec.base;
+    for (uint64_t i = 0; i < x->cap; i++) {
         if (!e[i].key) continue;
         uint32_t l = (uint32_t)(e[i].key >> 32) - 1, t = (uint32_t)e[i].key;
         if (t <= n + 1) dense[(size_t)l * (n + 2) + t] += e[i].delta;
     }
-    static hp_vec names_vec, values_vec;
+    static hp_vec names_main, values_main, names_ckpt, values_ckpt;
+    int ckpt = dense_vec != &hp_ldv_bio_.cross_dense_vec;
+    hp_vec *nv = ckpt ? &names_ckpt : &names_main, *vv = ckpt ? &values_ckpt : &values_main;
+#define names_vec (*nv)
+#define values_vec (*vv)
     if ((!names_vec.base && hp_vec_reserve(&names_vec, (size_t)1 << 30)) ||
         (!values_vec.base && hp_vec_reserve(&values_vec, (size_t)1 << 30)) ||
         hp_vec_ensure(&names_vec, (size_t)(nl + 1) * sizeof(char *)) ||
@@ -306,11 +311,14 @@ static int write_cross(hp_buf *b, int fd, const census *c, uint32_t n)
         if (hp_hp_sample(b, fd, when, names, vals, k) != 0) rc = -1;
     }
     return rc;
+#undef names_vec
+#undef values_vec
 }
 
 void hp_ldv_write_samples(int fd)
 {
-    if (hp_rt.cfg.ldv_bands) write_cross(&out, fd, cen(), ncensus);
+    if (hp_rt.cfg.ldv_bands)
+        write_cross(&out, fd, cen(), ncensus, &hp_ldv_bio_.cross, &hp_ldv_bio_.cross_dense_vec);
     else write_bands(&out, fd, cen(), ncensus);
 }
 
@@ -325,11 +333,21 @@ static uint32_t ckpt_n;    /* the census the checkpoint ends at; 0: none begun *
 int hp_ldv_checkpoint_begin(uint32_t t)
 {
     ckpt_n = 0;
-    /* (bands=: no checkpoint; its stacks' figures are not copied.) */
-    if (t == 0 || t > ncensus || hp_rt.cfg.ldv_bands) return -1;
+    if (t == 0 || t > ncensus) return -1;
     size_t bytes = ((size_t)t + 2) * sizeof(census);
     if (hp_vec_ensure(&ckpt_vec, bytes) != 0) return -1;
     memcpy(ckpt_vec.base, cen(), bytes);
+    if (hp_rt.cfg.ldv_bands) {
+        /* bands=: the difference entries copied too; the records still
+         * live die into the copy. */
+        const hp_ldv_cross *m = &hp_ldv_bio_.cross;
+        hp_ldv_cross *k = &hp_ldv_bio_.ckpt_cross;
+        if (m->cap && hp_vec_ensure(&k->vec, (size_t)m->cap * sizeof(cross_ent)) != 0) return -1;
+        if (m->cap) memcpy(k->vec.base, m->vec.base, (size_t)m->cap * sizeof(cross_ent));
+        k->n = m->n;
+        k->cap = m->cap;
+        k->labels = m->labels;
+    }
     ckpt_n = t;
     return 0;
 }
@@ -337,14 +355,20 @@ int hp_ldv_checkpoint_begin(uint32_t t)
 void hp_ldv_checkpoint_rec(const hp_rec *r)
 {
     if (!ckpt_n) return;
-    die_into((census *)ckpt_vec.base, r, __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED), ckpt_n,
-             NULL);
+    uint32_t w = __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED);
+    hp_ldv_bio_.cross_into = &hp_ldv_bio_.ckpt_cross;
+    die_into((census *)ckpt_vec.base, r, w, ckpt_n, NULL, 1);
+    if (hp_ldv_sides) hp_ldv_byret_settle_copy(r, w, ckpt_n);
+    hp_ldv_bio_.cross_into = NULL;
 }
 
 int hp_ldv_checkpoint_samples(int fd)
 {
     if (!ckpt_n) return -1;
-    int rc = write_bands(&ckpt_out, fd, (const census *)ckpt_vec.base, ckpt_n);
+    int rc = hp_rt.cfg.ldv_bands
+                 ? write_cross(&ckpt_out, fd, (const census *)ckpt_vec.base, ckpt_n,
+                               &hp_ldv_bio_.ckpt_cross, &hp_ldv_bio_.ckpt_dense_vec)
+                 : write_bands(&ckpt_out, fd, (const census *)ckpt_vec.base, ckpt_n);
     ckpt_n = 0;
     return rc;
 }

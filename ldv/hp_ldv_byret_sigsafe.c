@@ -209,39 +209,49 @@ void hp_ldv_byret_census_rec(const hp_rec *r, uint32_t t)
 }
 
 /* Settle record r (LDV word w) dead after census d: each run's part of
- * [start, d], in the band's entries of its set. */
-void hp_ldv_byret_death(const hp_rec *r, uint32_t w, uint32_t d)
+ * [start, d], in the band's entries of its set (and, unless `copy`, in
+ * the (set, stack) byte-seconds). */
+static void settle(const hp_ldv_side *s, const hp_rec *r, uint32_t w, uint32_t d, int copy)
 {
-    hp_ldv_side *s = hp_ldv_side_of(r);
     uint32_t n = hp_ldv_bio_.ncensus;
     if (d > n) d = n;
     int band = (w & HP_LDV_USED) ? HP_BAND_DRAG : HP_BAND_VOID;
-    if (!(w & HP_LDV_INHERENT) && (hp_rt.cfg.ldv_bands & band) && s->since) {
-        uint32_t start = pending_from(r, w);
-        int64_t g = r->granted;
-        uint32_t label = s->label, from = s->since, to = d, next = s->older;
-        for (;;) {
-            uint32_t a = from < start ? start : from, b = to < d ? to : d;
-            if (label && a <= b && a > 0) {
-                hp_ldv_cross_add(label - 1, a, g);
-                hp_ldv_cross_add(label - 1, b + 1, -g);
-                const hp_ldv_census *c = (const hp_ldv_census *)hp_ldv_bio_.census_vec.base;
-                pair_ent *e = pair_at(&pairs, (uint64_t)label << 32 | r->ccs);
-                double bs = (double)g * (c[b].time - c[a - 1].time);
-                if (e && band == HP_BAND_DRAG) e->drag_bs += bs;
-                else if (e) e->void_bs += bs;
-            }
-            if (!next) break;
-            const byret_run *e = &pool()[next - 1];
-            label = e->label;
-            from = e->from;
-            to = e->to;
-            next = e->next;
+    if ((w & HP_LDV_INHERENT) || !(hp_rt.cfg.ldv_bands & band) || !s->since) return;
+    uint32_t start = pending_from(r, w);
+    int64_t g = r->granted;
+    uint32_t label = s->label, from = s->since, to = d, next = s->older;
+    for (;;) {
+        uint32_t a = from < start ? start : from, b = to < d ? to : d;
+        if (label && a <= b && a > 0) {
+            hp_ldv_cross_add(label - 1, a, g);
+            hp_ldv_cross_add(label - 1, b + 1, -g);
+            const hp_ldv_census *c = (const hp_ldv_census *)hp_ldv_bio_.census_vec.base;
+            pair_ent *e = copy ? NULL : pair_at(&pairs, (uint64_t)label << 32 | r->ccs);
+            double bs = (double)g * (c[b].time - c[a - 1].time);
+            if (e && band == HP_BAND_DRAG) e->drag_bs += bs;
+            else if (e) e->void_bs += bs;
         }
+        if (!next) break;
+        const byret_run *e = &pool()[next - 1];
+        label = e->label;
+        from = e->from;
+        to = e->to;
+        next = e->next;
     }
+}
+
+void hp_ldv_byret_death(const hp_rec *r, uint32_t w, uint32_t d)
+{
+    hp_ldv_side *s = hp_ldv_side_of(r);
+    settle(s, r, w, d, 0);
     free_runs(s->older);
     s->older = 0;
     s->label = s->since = 0;
+}
+
+void hp_ldv_byret_settle_copy(const hp_rec *r, uint32_t w, uint32_t d)
+{
+    settle(hp_ldv_side_of(r), r, w, d, 1);
 }
 
 void hp_ldv_byret_on_death(const hp_rec *r, uint32_t d)

@@ -57,6 +57,9 @@ uint32_t hp_ldv_byret_label_of(hp_rec *r, size_t idx);
 void hp_ldv_byret_census_rec(const hp_rec *r, uint32_t t);
 void hp_ldv_byret_on_death(const hp_rec *r, uint32_t d);
 void hp_ldv_byret_death(const hp_rec *r, uint32_t w, uint32_t d);
+/* The same without forgetting the runs or counting the (set, stack)
+ * pairs: a checkpoint's copy (hp_ldv_bio_.cross_into set to it). */
+void hp_ldv_byret_settle_copy(const hp_rec *r, uint32_t w, uint32_t d);
 /* (the sweep's: the side entries' part only) */
 void hp_ldv_byret_sweep_begin(size_t len);
 void hp_ldv_byret_moved(size_t from, size_t to);
@@ -145,6 +148,13 @@ typedef struct hp_ldv_census {
 /* Byte-seconds of DRAG and VOID, and the part of each from objects whose
  * uses since their last recorded one were not all watched (uncertain). */
 typedef struct hp_ldv_cost { double drag_bs, void_bs, drag_unsure_bs, void_unsure_bs; } hp_ldv_cost;
+/* bands=: difference entries keyed (label + 1) << 32 | census, open
+ * addressing. */
+typedef struct hp_ldv_cross {
+    hp_vec vec;
+    uint64_t n, cap;
+    uint32_t labels;              /* highest label + 1 seen */
+} hp_ldv_cross;
 typedef struct hp_ldv_bio {
     hp_vec census_vec;            /* hp_ldv_census[t], t = 0 .. ncensus + 1 */
     uint32_t ncensus;             /* highest census number begun */
@@ -158,9 +168,10 @@ typedef struct hp_ldv_bio {
     /* bands= (the chosen bands by cost-centre stack): difference entries
      * keyed (label + 1) << 32 | census, open addressing; and, at the end,
      * the dense [label][census] values. */
-    hp_vec cross_vec, cross_dense_vec;
-    uint64_t cross_n, cross_cap;
-    uint32_t cross_labels;        /* highest label + 1 seen */
+    hp_ldv_cross cross;           /* the biography's */
+    hp_ldv_cross ckpt_cross;      /* a checkpoint's copy, with its deaths */
+    hp_ldv_cross *cross_into;     /* where hp_ldv_cross_add writes (NULL: cross) */
+    hp_vec cross_dense_vec, ckpt_dense_vec;
 } hp_ldv_bio;
 extern hp_ldv_bio hp_ldv_bio_;
 

@@ -85,4 +85,7 @@ const hp_scheme hp_scheme_ldv_retainer = {
     .write_samples = hp_ldv_write_samples,
     .write_prof = hp_ldv_byret_write_prof,
     .warnings = hp_retainer_warnings,
+    .checkpoint_begin = hp_ldv_checkpoint_begin,
+    .checkpoint_rec = hp_ldv_checkpoint_rec,
+    .checkpoint_samples = hp_ldv_checkpoint_samples,
 };

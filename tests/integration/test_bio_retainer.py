@@ -117,6 +117,39 @@ class BiographyByRetainer(hptest.ProfileTest):
             self.assertGreaterEqual(same * 100, total * 95, (name, got, want))
         self.assertIn("policy adaptive", r.prof())
 
+    def test_checkpoint_after_sigkill(self):
+        # Killed after census 5: PROG.partial.hp (checkpoint=0: after every
+        # census) is the profile as if the program had ended at census 5:
+        # the normal run's bands for censuses 1-5, except that hot's
+        # objects, whose last use came before census 5, die there in DRAG.
+        r = self.run_prog([PROG, "kill"],
+                          heapprof="retainer,bands=drag+void,ldv=precise,interval=0,checkpoint=0")
+        self.assertEqual(r.rc, -9, r.stderr)
+        words = r.stdout.split()
+        g = dict(zip(words[0::2], map(int, words[1::2])))
+        partial = os.path.join(r.cwd, PROG + ".partial.hp")
+        hp = hptest.check_hp_format(self, partial)
+        self.assertIn("(partial profile: as if the program had ended at census ", hp.header["JOB"])
+        want = [{"never": g["never"]}]
+        want += [{"held": g["held"] + g["held2"], "never": g["never"]}] * 2
+        want += [{"held": g["held"], "held2": g["held2"], "never": g["never"]}]
+        want += [{"held": g["held"], "held2": g["held2"], "never": g["never"], "hot": g["hot"]}]
+        self.assertEqual(bands(hp), want)
+        # The same by stack (ldv,bands=, -hc -hbdrag,void).
+        r = self.run_prog([PROG, "kill"],
+                          heapprof="ldv,bands=drag+void,ldv=precise,interval=0,checkpoint=0")
+        self.assertEqual(r.rc, -9, r.stderr)
+        hp = hptest.check_hp_format(self, os.path.join(r.cwd, PROG + ".partial.hp"))
+        names = {"held": "make_entry/main", "held2": "make_entry/main",
+                 "never": "make_unused/main", "hot": "make_hot/main"}
+        by_stack = []
+        for w in want:
+            s = {}
+            for k, v in w.items():
+                s[names[k]] = s.get(names[k], 0) + v
+            by_stack.append(s)
+        self.assertEqual(bands(hp), by_stack)
+
     def test_guide_leak_in_one_run(self):
         # doc/guide.md, "Finding a leak": one run of examples/leak with
         # -hr -hbdrag,void -i0 --dominators=yes. The log is never read:

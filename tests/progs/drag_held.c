@@ -15,8 +15,10 @@
  *     `held`: from census 4 on they are DRAG under {held2}.
  * It prints the bytes the collector granted (GC_size) to each group, so a
  * test can check a profile's bands to the byte: "held B held2 B never B
- * hot B". */
+ * hot B". With the argument "kill" it ends by SIGKILL after census 5
+ * (for the checkpoint, PROG.partial.hp). */
 #include <gc/gc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,7 +70,7 @@ static long read_all(entry **a, int n)
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     GC_INIT();
     long sum = 0;
@@ -92,5 +94,7 @@ int main(void)
     sum += read_all(hot, H);
     printf("held %zu held2 %zu never %zu hot %zu\n", granted(held, N), granted(held2, N),
            granted(never, M), granted(hot, H));
+    fflush(stdout);
+    if (argc > 1 && strcmp(argv[1], "kill") == 0) raise(SIGKILL);
     return sum == 0;   /* (the reads must not be optimised away) */
 }
