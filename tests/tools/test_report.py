@@ -551,6 +551,32 @@ class Prof(unittest.TestCase):
         self.assertIn('<p class="note">(none)</p>', text)
         self.assertNotIn("Other lines of the report", text)
 
+    def test_ldv_by_retainer_sections(self):
+        # Mode retainer with bands= (-hr -hbdrag,void): after the stack
+        # tables, the (retainer set, stack) tables, four columns each.
+        d = tltest.tempdir(self)
+        text = prof_text("retainer") + LDV_SECTIONS.replace(
+            "\nUncertain DRAG", BYRET_SECTIONS + "Uncertain DRAG")
+        prof = R.parse_prof(write(d, "b.prof", text))
+        pairs = [t for t in prof["tables"] if t["title"].startswith("Top retainer sets")]
+        self.assertEqual(len(pairs), 2)
+        for t in pairs:
+            self.assertEqual(t["columns"], ["byte-seconds", "share", "retainer set",
+                                            "cost-centre stack"])
+        self.assertEqual(pairs[0]["rows"], [])
+        self.assertEqual(pairs[1]["rows"],
+                         [["25986.443", "99.2%", "(63)session_log", "log_reply/main"],
+                          ["4.903", "0.0%", "(64)gc:frames,stack:main",
+                           "make_reply/handle/main"]])
+        self.assertEqual(prof["other"], [])
+        write(d, "b.hp", HEAD + "BEGIN_SAMPLE 0.1\n(63)session_log\t64\nEND_SAMPLE 0.1\n")
+        r = report(self, ["b.hp"], cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, page = page_data(os.path.join(d, "b.html"))
+        self.assertIn('<td class="txt">(63)session_log</td><td class="txt">log_reply/main</td>',
+                      page)
+        self.assertNotIn("Other lines of the report", page)
+
     def test_warnings_beside_the_chart(self):
         # The .prof's warnings and notes (under its summary): in a callout
         # over the chart, warnings as warnings, and still in the summary.
@@ -653,6 +679,18 @@ LDV_SECTIONS = (
     "have been missed, so part of their DRAG or VOID may be USE or LAG)\n"
     "  DRAG byte-seconds 0.000, uncertain 0.000 (0.0%)\n"
     "  VOID byte-seconds 1773255.334, uncertain 368.927 (0.0%)\n\n")
+
+# The (retainer set, stack) tables of mode retainer with bands=.
+BYRET_SECTIONS = (
+    "\nTop retainer sets and cost-centre stacks by DRAG (bytes x seconds held after last "
+    "use, under the set that held them):\n"
+    "  byte-seconds  share  retainer set  cost-centre stack\n"
+    "  (none)\n\n"
+    "Top retainer sets and cost-centre stacks by VOID (bytes x seconds never used, under "
+    "the set that held them):\n"
+    "  byte-seconds  share  retainer set  cost-centre stack\n"
+    "  25986.443  99.2%  (63)session_log  log_reply/main\n"
+    "  4.903  0.0%  (64)gc:frames,stack:main  make_reply/handle/main\n\n")
 
 # Warnings and notes under a .prof's summary (as heapprof writes them).
 WARNING_NOTES = (
