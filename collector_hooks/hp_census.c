@@ -24,7 +24,10 @@
 #include "core/hp_sweep.h"
 #include "roots/hp_roots.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 static hp_sweep_observer observer;
 static int observer_used;         /* some function of `observer` is set */
@@ -88,6 +91,13 @@ int hp_census_init(void)
 
 int hp_census_start(void)
 {
+    const char *inc = getenv("GC_ENABLE_INCREMENTAL");
+    if (hp_schemes_traverse() && inc && *inc && strcmp(inc, "0") != 0) {
+        hp_say("heapprof: a retainer or named-roots profile (and rset=) cannot follow "
+               "incremental collection, and GC_ENABLE_INCREMENTAL is set: unset it (or "
+               "choose another mode)");
+        return -1;
+    }
     int n;
     const hp_scheme *const *s = hp_schemes_active(&n);
     for (int i = 0; i < n; i++)
@@ -204,6 +214,17 @@ void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
     uint64_t t0 = hp_mono_ns();
     hp_shadow_note_resize(base, granted, req);
     hp_rt_exclude_since(t0);
+}
+
+int hp_census_refuse_incremental(void)
+{
+    if (!hp_schemes_traverse()) return 0;
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+        hp_say("heapprof: GC_enable_incremental ignored: a retainer or named-roots profile "
+               "(and rset=) needs full, stop-the-world collections, where the heap it traces "
+               "is the heap the collector marked (the program runs non-incrementally)");
+    return 1;
 }
 
 double hp_census_last_time(void) { return hp_cf.last_census_time; }

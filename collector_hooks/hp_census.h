@@ -21,6 +21,12 @@ int hp_census_init(void);
 /* Then let the schemes start (ldv installs its handlers): 0, or -1 after a
  * scheme said on stderr why it cannot run. */
 int hp_census_start(void);
+/* GC_enable_incremental was called: when a scheme of the run traverses
+ * the heap (retainer, roots, rset=), say once that it is ignored and
+ * return 1 (an incremental mark cycle lets the program change the heap
+ * while the collector marks it, so the traversal at its end would not see
+ * the heap the marks describe); else 0 (the call goes through). */
+int hp_census_refuse_incremental(void);
 /* libgc's functions are known (hp_real resolved). */
 void hp_census_attach(void);
 /* START of every collection (the world still runs). */

@@ -384,11 +384,12 @@ void GC_register_has_static_roots_callback(GC_has_static_roots_func fn)
     else hp_hooks_set_program_roots_cb(fn);
 }
 
-/* ---- Mode ldv cannot follow incremental collections (ldv/hp_ldv.c). */
+/* ---- Mode ldv (ldv/hp_ldv.c) and the heap traversals (retainer, roots,
+ * rset=) cannot follow incremental collections. */
 void GC_enable_incremental(void)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    if (hp_ldv_refuse_incremental()) return;
+    if (hp_ldv_refuse_incremental() || hp_census_refuse_incremental()) return;
     void (*fn)(void) = (void (*)(void))dlsym(RTLD_NEXT, "GC_enable_incremental");
     if (fn) fn();
 }

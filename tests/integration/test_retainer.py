@@ -267,6 +267,24 @@ class Retainer(hptest.ProfileTest):
                          (int(per_stack.group(1)), int(per_stack.group(2))))
         self.assertGreaterEqual(int(ret["objects"]), objects)
 
+    def test_incremental_refused(self):
+        # A heap traversal (retainer, roots, rset=) needs full collections:
+        # GC_ENABLE_INCREMENTAL makes them refuse to start (exit 2, no
+        # profile); other modes run (their censuses at partial collections
+        # are in doc/limitations.md). A program's own GC_enable_incremental
+        # call is ignored with a message (gctest: tests/external).
+        for mode in ("retainer", "roots", "cc,rset=g_cache", "retainer,bands=drag"):
+            with self.subTest(mode=mode):
+                r = self.run_prog("retainers", heapprof=mode,
+                                  env={"DEEP": "10", "GC_ENABLE_INCREMENTAL": "1"})
+                self.assertEqual(r.rc, 2, r.stderr)
+                self.assertIn("GC_ENABLE_INCREMENTAL is set: unset it", r.stderr)
+                self.assertFalse(os.path.exists(r.hp_path))
+        r = self.run_prog("retainers", heapprof="cc",
+                          env={"DEEP": "10", "GC_ENABLE_INCREMENTAL": "1"})
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertTrue(os.path.exists(r.hp_path))
+
     def test_bound_makes_many(self):
         # bound=1: the object held by both g_cache and the thread's stack
         # has two retainers: MANY.
