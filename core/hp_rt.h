@@ -26,6 +26,9 @@ typedef struct hp_runtime {
     int entry_frames;             /* note each thread's frames at its outermost
                                      GC_ call (the retainer traversal's stack
                                      roots: modes retainer, roots, rset=) */
+    int fast_alloc;               /* sample= or stacks=no: GC_malloc and
+                                     GC_malloc_atomic go straight to libgc
+                                     when they record nothing (hp_wrappers.c) */
     char program[256];            /* basename of the executable */
     char job[2048];               /* command line for the JOB line */
     char hp_path[HP_OUT_MAX + 64];   /* as the user named them (messages) */

@@ -338,6 +338,8 @@ int hp_ensure_attached(void)
         hp_hooks_install();
         hp_census_attach();
         HP_ASSERT_ARM();
+        hp_rt.fast_alloc = (hp_rt.cfg.sample != 0 || hp_rt.cfg.no_stacks) && !hp_rt.entry_frames &&
+                           hp_real.GC_malloc_kind != NULL;
         atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
     }
     pthread_mutex_unlock(&attach_lock);

@@ -131,9 +131,30 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
     }
 }
 
+/* sample= and stacks=no: an outermost GC_malloc or GC_malloc_atomic that
+ * records nothing (not the sampled allocation; never, under stacks=no) and
+ * is not due a clock check goes straight to libgc, a tail call: what
+ * enter() and leave() would do for it is only the countdowns, done here.
+ * Everything else takes the whole path. (A thread becomes ready at its
+ * first record, or under stacks=no at its first allocation: before, its
+ * countdown is 0 and it takes the whole path.) */
+static inline int fast_alloc(hp_thread *t, size_t lb)
+{
+    if (!hp_rt.fast_alloc || t->depth || t->countdown <= 1) return 0;
+    if (hp_sample_on) {
+        int64_t left = t->sample_left - (int64_t)(lb ? lb : 1);
+        if (left <= 0) return 0;
+        t->sample_left = left;
+    }
+    t->countdown--;
+    return 1;
+}
+
 static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
                          void *frame, void *ret)
 {
+    /* stacks=no: the thread's clock checks need it ready (no record). */
+    if (__builtin_expect(hp_rt.cfg.no_stacks && !t->ready, 0)) hp_thread_setup(t);
     if (--t->depth == 0 && p && !hp_rt.passive && !hp_rt.cfg.no_stacks &&
         (!hp_sample_on || sample_here(t, req)))
         record(t, p, req, how, need_base, frame, ret);
@@ -155,14 +176,23 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
  * GC_malloc_atomic are GC_malloc_kind(lb, NORMAL / PTRFREE) (malloc.c):
  * calling that directly saves a pass through heapprof's own GC_malloc_kind
  * on every allocation. (A libgc without GC_malloc_kind is called as is.) */
+/* The whole path is a function of its own, tail-called, so that the fast
+ * path saves no registers (its frame and return address are the wrapper's
+ * caller's then; were it not a tail call, the capture leaves heapprof's
+ * own frames out anyway). */
 #define WRAP_KIND(name, how, kind)                                             \
-    void *name(size_t lb)                                                     \
+    __attribute__((noinline)) static void *name##_whole(size_t lb)            \
     {                                                                         \
         hp_thread *t_ = enter();                                              \
         void *r_ = hp_real.GC_malloc_kind ? hp_real.GC_malloc_kind(lb, kind)  \
                                           : hp_real.name(lb);                 \
         leave(t_, r_, lb, how, 0, HP_FRAME, HP_RET);                          \
         return r_;                                                            \
+    }                                                                         \
+    void *name(size_t lb)                                                     \
+    {                                                                         \
+        if (fast_alloc(&hp_tls, lb)) return hp_real.GC_malloc_kind(lb, kind); \
+        return name##_whole(lb);                                              \
     }
 WRAP_KIND(GC_malloc, HP_HOW_NORMAL, GC_I_NORMAL)
 WRAP_KIND(GC_malloc_atomic, HP_HOW_ATOMIC, GC_I_PTRFREE)
