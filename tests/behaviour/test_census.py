@@ -33,6 +33,20 @@ class ForcedCensus(unittest.TestCase):
         self.assertEqual(censuses, len(hp.samples) - 2)
         self.assertEqual(hp.samples[-1][1], {})
 
+    def test_forced_censuses_without_stacks(self):
+        # -hT (kind,stacks=no) and sample= record (nearly) nothing, yet the
+        # interval is kept as in the other modes (-hT took 2 censuses here
+        # before: its threads never checked the clock).
+        for mode in ("kind,stacks=no", "cc,sample=512K"):
+            with self.subTest(mode=mode):
+                r = hptest.run(self, [bh.bprog("bh_loop"), "1.5", "expand"],
+                               heapprof=mode + ",interval=0.1", stdin="", timeout=60)
+                self.assertEqual(r.rc, 0, r.stderr)
+                hp = hptest.check_hp_format(self, r.hp_path)
+                prof = r.prof()
+                censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
+                self.assertGreaterEqual(censuses, 8, [t for t, _ in hp.samples])
+
 
 if __name__ == "__main__":
     hptest.main()
