@@ -42,6 +42,11 @@ static void postfork_child(void)
     memset(census_vec.base, 0, ((size_t)ncensus + 2) * sizeof(hp_ldv_census));
     ncensus = 0;
     if (ncost) memset(cost_vec.base, 0, (size_t)ncost * sizeof(hp_ldv_cost));
+    /* bands=: the parent's deaths are the parent's. */
+    hp_ldv_cross *x = &hp_ldv_bio_.cross;
+    if (x->cap) memset(x->vec.base, 0, (size_t)x->cap * sizeof(hp_ldv_cross_ent));
+    x->n = 0;
+    x->labels = 0;
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
     for (size_t i = 0; i < len; i++) {

@@ -55,7 +55,7 @@ static ccs_cost *cost_of(uint32_t ccs)
 
 /* ---- bands= : the chosen bands by cost-centre stack ---- */
 
-typedef struct cross_ent { uint64_t key; int64_t delta; } cross_ent;
+typedef hp_ldv_cross_ent cross_ent;
 
 /* Add `delta` at census t of label l (a difference entry). */
 void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta)

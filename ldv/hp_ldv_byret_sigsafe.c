@@ -127,13 +127,6 @@ none:
     return &scratch;
 }
 
-void hp_ldv_byret_fill(void)
-{
-    size_t n;
-    (void)hp_shadow_table(&n);
-    fill_to(n);
-}
-
 static byret_run *pool(void) { return (byret_run *)pool_vec.base; }
 
 static void free_runs(uint32_t head)
@@ -300,6 +293,8 @@ void hp_ldv_byret_postfork_child(void)
     for (size_t i = 0; i < side_valid; i++) hp_ldv_sides[i] = (hp_ldv_side){0, 0, 0, 0};
     pool_used = pool_free = 0;
     runs_live = runs_most = 0;
+    if (pairs.cap) memset(pairs.vec.base, 0, (size_t)pairs.cap * sizeof(pair_ent));
+    pairs.n = 0;
     hp_retainer_postfork_child();
 }
 

@@ -66,7 +66,6 @@ void hp_ldv_byret_moved(size_t from, size_t to);
 void hp_ldv_byret_after_sweep(void);
 void hp_ldv_byret_write_prof(int fd);
 void hp_ldv_byret_postfork_child(void);
-void hp_ldv_byret_fill(void);
 void hp_ldv_byret_prof(hp_buf *b);
 /* Its tables: DRAG and VOID by (retainer set, stack). */
 void hp_ldv_byret_tables(hp_buf *b);
@@ -150,6 +149,7 @@ typedef struct hp_ldv_census {
 typedef struct hp_ldv_cost { double drag_bs, void_bs, drag_unsure_bs, void_unsure_bs; } hp_ldv_cost;
 /* bands=: difference entries keyed (label + 1) << 32 | census, open
  * addressing. */
+typedef struct hp_ldv_cross_ent { uint64_t key; int64_t delta; } hp_ldv_cross_ent;
 typedef struct hp_ldv_cross {
     hp_vec vec;
     uint64_t n, cap;
