@@ -203,17 +203,17 @@ void hp_census_without_collection(const char *why)
 void hp_census_note_free(uintptr_t base)
 {
     HP_ASSERT_OWNER();
-    uint64_t t0 = hp_mono_ns();
+    uint64_t t0 = hp_coarse_ns();   /* (a program may free millions of times) */
     hp_shadow_note_free(base, NULL, NULL);
     HP_SCHEMES_EACH(on_free, base);
-    hp_rt_exclude_since(t0);
+    hp_rt_exclude_coarse_since(t0);
 }
 
 void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 {
-    uint64_t t0 = hp_mono_ns();
+    uint64_t t0 = hp_coarse_ns();
     hp_shadow_note_resize(base, granted, req);
-    hp_rt_exclude_since(t0);
+    hp_rt_exclude_coarse_since(t0);
 }
 
 int hp_census_refuse_incremental(void)

@@ -53,6 +53,11 @@ double hp_profile_seconds(uint64_t mono_ns);
 /* Count [t0, now) as profiler time, not the program's (the profile clock
  * stops while heapprof works). Returns now. */
 uint64_t hp_rt_exclude_since(uint64_t t0);
+/* The same on the coarse clock (hp_coarse_ns, a tick of a few ms), for
+ * work far shorter than a tick done very often (a GC_free): a duration is
+ * then a whole tick or none, with the chance of a tick its share of one,
+ * so the sum stays right on average, for a fraction of the clock's cost. */
+void hp_rt_exclude_coarse_since(uint64_t t0);
 /* Count `ns` as profiler time. */
 void hp_rt_exclude(uint64_t ns);
 /* A fault handler of heapprof's begins / ends on this thread: the time in

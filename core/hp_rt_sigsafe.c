@@ -85,6 +85,12 @@ uint64_t hp_rt_exclude_since(uint64_t t0)
     return now;
 }
 
+void hp_rt_exclude_coarse_since(uint64_t t0)
+{
+    uint64_t now = hp_coarse_ns();
+    if (now != t0) atomic_fetch_add(&hp_rt.excluded_ns, now - t0);
+}
+
 /* Standard error as the program was started with it: heapprof writes there
  * only while fd 2 is still that file (a program that closed fd 2 and
  * opened its own data file there never receives heapprof's lines). */
