@@ -47,9 +47,12 @@ enum {
  *     the other parity is stale, so records are never cleared between
  *     censuses), bit 30 HP_TRACE_SET_BIT (a label was set), bits 0-29 the
  *     label (a retainer set id, a root bin);
- *   - cc, module, kind: unused.
+ *   - cc, module, kind: unused (sample=: the record's weight, core/hp_sample.h).
  * A run has one mode, so the layouts never meet in one record: rset= (a
- * traversal label) is refused in modes ldv and roots (core/hp_config.c). */
+ * traversal label) is refused in modes ldv and roots (core/hp_config.c);
+ * mode retainer with bands= (both profiles in one run) keeps the traversal
+ * label here and moves the LDV word to a side entry per record
+ * (ldv/hp_ldv_byret_sigsafe.c). */
 typedef struct hp_rec {
     uintptr_t base;    /* object base (GC_base) */
     uint32_t ccs;      /* cost-centre stack id (hp_stacks) */
