@@ -124,20 +124,44 @@ static int within_budget(void)
  * nothing to them. A thread that does read the heap takes a fault on its
  * first access to a protected page, unless that access falls in another
  * thread's one-instruction window (a few microseconds). */
+/* Is another thread of the program running beside this one? A thread
+ * that reads or writes the heap takes faults every few microseconds on
+ * its protected pages, so: has another thread faulted in the last
+ * HP_LDV_RECENT cycles (about a millisecond)? The last faulter and the
+ * last fault of any other thread before it are kept (the time stamp
+ * counter, read in a few cycles; races only blur the answer by a fault).
+ * A helper thread that wakes now and then (Guile's finalizer thread) thus
+ * makes uncertain only what is opened while it runs. */
+#define HP_LDV_RECENT 2000000ull
 static _Atomic uintptr_t last_faulter;
-static _Atomic uint64_t others_pass;   /* passes + 1 when two threads faulted */
+static _Atomic uint64_t last_fault_tsc, other_fault_tsc;
+
+static inline uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
 
 static void note_faulter(void)
 {
     uintptr_t me = (uintptr_t)&tt;
+    uint64_t now = tsc();
     uintptr_t prev = atomic_exchange_explicit(&last_faulter, me, memory_order_relaxed);
     if (prev && prev != me)
-        atomic_store_explicit(&others_pass, hp_ldv.passes + 1, memory_order_relaxed);
+        atomic_store_explicit(&other_fault_tsc,
+                              atomic_load_explicit(&last_fault_tsc, memory_order_relaxed),
+                              memory_order_relaxed);
+    atomic_store_explicit(&last_fault_tsc, now, memory_order_relaxed);
 }
 
 static int others_faulted(void)
 {
-    return atomic_load_explicit(&others_pass, memory_order_relaxed) == hp_ldv.passes + 1;
+    uintptr_t me = (uintptr_t)&tt;
+    uint64_t t = atomic_load_explicit(&last_faulter, memory_order_relaxed) != me
+                     ? atomic_load_explicit(&last_fault_tsc, memory_order_relaxed)
+                     : atomic_load_explicit(&other_fault_tsc, memory_order_relaxed);
+    return t && tsc() - t < HP_LDV_RECENT;
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
@@ -218,11 +242,14 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     tt.last_addr = addr;
     tt.last_pass = hp_ldv.passes;
     atomic_fetch_add_explicit(&hp_ldv.faults, 1, memory_order_relaxed);
-    note_faulter();
     int fresh = 0;   /* the fault found a new use */
     if (is_collector((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
+        /* (The collector's threads run while the program's are stopped:
+         * their faults are no sign of another thread of the program
+         * running beside this one.) */
         atomic_fetch_add_explicit(&hp_ldv.gc_faults, 1, memory_order_relaxed);
     } else {
+        note_faulter();
         const hp_ldv_ent *e = hp_ldv_find(addr);
         if (!e) {
             atomic_fetch_add_explicit(&hp_ldv.free_faults, 1, memory_order_relaxed);
