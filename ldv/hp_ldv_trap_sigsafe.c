@@ -125,43 +125,38 @@ static int within_budget(void)
  * first access to a protected page, unless that access falls in another
  * thread's one-instruction window (a few microseconds). */
 /* Is another thread of the program running beside this one? A thread
- * that reads or writes the heap takes faults every few microseconds on
- * its protected pages, so: has another thread faulted in the last
- * HP_LDV_RECENT cycles (about a millisecond)? The last faulter and the
- * last fault of any other thread before it are kept (the time stamp
- * counter, read in a few cycles; races only blur the answer by a fault).
- * A helper thread that wakes now and then (Guile's finalizer thread) thus
- * makes uncertain only what is opened while it runs. */
-#define HP_LDV_RECENT 2000000ull
+ * that reads or writes the heap takes a fault on its first access to each
+ * protected page, every few microseconds while it works: so, was one of
+ * the last HP_LDV_RECENT faults of the program's threads another thread's?
+ * Faults are counted, not timed (no clock in the handler, and a program
+ * that traps the time stamp counter is no matter). The last faulter and
+ * the last fault of any other thread before it are kept, by their place
+ * in the count; races only blur the answer by a fault. A helper thread
+ * that wakes now and then (Guile's finalizer thread) thus makes uncertain
+ * only what is opened while it works. */
+#define HP_LDV_RECENT 256u
 static _Atomic uintptr_t last_faulter;
-static _Atomic uint64_t last_fault_tsc, other_fault_tsc;
-
-static inline uint64_t tsc(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return (uint64_t)hi << 32 | lo;
-}
+static _Atomic uint64_t fault_seq, last_fault_seq, other_fault_seq;
 
 static void note_faulter(void)
 {
     uintptr_t me = (uintptr_t)&tt;
-    uint64_t now = tsc();
+    uint64_t now = atomic_fetch_add_explicit(&fault_seq, 1, memory_order_relaxed) + 1;
     uintptr_t prev = atomic_exchange_explicit(&last_faulter, me, memory_order_relaxed);
     if (prev && prev != me)
-        atomic_store_explicit(&other_fault_tsc,
-                              atomic_load_explicit(&last_fault_tsc, memory_order_relaxed),
+        atomic_store_explicit(&other_fault_seq,
+                              atomic_load_explicit(&last_fault_seq, memory_order_relaxed),
                               memory_order_relaxed);
-    atomic_store_explicit(&last_fault_tsc, now, memory_order_relaxed);
+    atomic_store_explicit(&last_fault_seq, now, memory_order_relaxed);
 }
 
 static int others_faulted(void)
 {
     uintptr_t me = (uintptr_t)&tt;
     uint64_t t = atomic_load_explicit(&last_faulter, memory_order_relaxed) != me
-                     ? atomic_load_explicit(&last_fault_tsc, memory_order_relaxed)
-                     : atomic_load_explicit(&other_fault_tsc, memory_order_relaxed);
-    return t && tsc() - t < HP_LDV_RECENT;
+                     ? atomic_load_explicit(&last_fault_seq, memory_order_relaxed)
+                     : atomic_load_explicit(&other_fault_seq, memory_order_relaxed);
+    return t && atomic_load_explicit(&fault_seq, memory_order_relaxed) - t < HP_LDV_RECENT;
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
