@@ -17,6 +17,7 @@ void hp_hooks_clock_check(hp_thread *t);
  * disclaim procedure): `ret` is the return address of the call that gave
  * it (calls from inside libgc itself do not count). */
 void hp_hooks_program_code(uintptr_t ret);
+
 /* A final collection with a census, at exit. */
 void hp_hooks_final_collection(void);
 

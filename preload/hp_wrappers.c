@@ -177,9 +177,13 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
  * calling that directly saves a pass through heapprof's own GC_malloc_kind
  * on every allocation. (A libgc without GC_malloc_kind is called as is.) */
 /* The whole path is a function of its own, tail-called, so that the fast
- * path saves no registers (its frame and return address are the wrapper's
- * caller's then; were it not a tail call, the capture leaves heapprof's
- * own frames out anyway). */
+ * path saves almost no registers (its frame and return address are the
+ * wrapper's caller's then; were it not a tail call, the capture leaves
+ * heapprof's own frames out anyway). The fast path still counts its call
+ * in `depth`: libgc calls other entry points from inside it (it refills a
+ * thread's free lists with GC_generic_malloc_many, and tail-calls
+ * GC_malloc_kind_global for larger sizes, whose return address is then the
+ * program's), and those must see that they are nested. */
 #define WRAP_KIND(name, how, kind)                                             \
     __attribute__((noinline)) static void *name##_whole(size_t lb)            \
     {                                                                         \
@@ -191,7 +195,12 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
     }                                                                         \
     void *name(size_t lb)                                                     \
     {                                                                         \
-        if (fast_alloc(&hp_tls, lb)) return hp_real.GC_malloc_kind(lb, kind); \
+        if (fast_alloc(&hp_tls, lb)) {                                        \
+            hp_tls.depth++;                                                   \
+            void *r_ = hp_real.GC_malloc_kind(lb, kind);                      \
+            hp_tls.depth--;                                                   \
+            return r_;                                                        \
+        }                                                                     \
         return name##_whole(lb);                                              \
     }
 WRAP_KIND(GC_malloc, HP_HOW_NORMAL, GC_I_NORMAL)
