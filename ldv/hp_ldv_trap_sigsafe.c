@@ -124,39 +124,25 @@ static int within_budget(void)
  * nothing to them. A thread that does read the heap takes a fault on its
  * first access to a protected page, unless that access falls in another
  * thread's one-instruction window (a few microseconds). */
-/* Is another thread of the program running beside this one? A thread
- * that reads or writes the heap takes a fault on its first access to each
- * protected page, every few microseconds while it works: so, was one of
- * the last HP_LDV_RECENT faults of the program's threads another thread's?
- * Faults are counted, not timed (no clock in the handler, and a program
- * that traps the time stamp counter is no matter). The last faulter and
- * the last fault of any other thread before it are kept, by their place
- * in the count; races only blur the answer by a fault. A helper thread
- * that wakes now and then (Guile's finalizer thread) thus makes uncertain
- * only what is opened while it works. */
-#define HP_LDV_RECENT 256u
+/* Has another of the program's threads taken a fault since the last
+ * protect pass? (The collector's marker threads are not counted: they run
+ * while the program's threads are stopped.) A window of a few cycles since
+ * that thread's last fault is no evidence it stopped: counting only
+ * recent faults was tried and let a missed use pass as certain. */
 static _Atomic uintptr_t last_faulter;
-static _Atomic uint64_t fault_seq, last_fault_seq, other_fault_seq;
+static _Atomic uint64_t others_pass;   /* passes + 1 when two threads faulted */
 
 static void note_faulter(void)
 {
     uintptr_t me = (uintptr_t)&tt;
-    uint64_t now = atomic_fetch_add_explicit(&fault_seq, 1, memory_order_relaxed) + 1;
     uintptr_t prev = atomic_exchange_explicit(&last_faulter, me, memory_order_relaxed);
     if (prev && prev != me)
-        atomic_store_explicit(&other_fault_seq,
-                              atomic_load_explicit(&last_fault_seq, memory_order_relaxed),
-                              memory_order_relaxed);
-    atomic_store_explicit(&last_fault_seq, now, memory_order_relaxed);
+        atomic_store_explicit(&others_pass, hp_ldv.passes + 1, memory_order_relaxed);
 }
 
 static int others_faulted(void)
 {
-    uintptr_t me = (uintptr_t)&tt;
-    uint64_t t = atomic_load_explicit(&last_faulter, memory_order_relaxed) != me
-                     ? atomic_load_explicit(&last_fault_seq, memory_order_relaxed)
-                     : atomic_load_explicit(&other_fault_seq, memory_order_relaxed);
-    return t && atomic_load_explicit(&fault_seq, memory_order_relaxed) - t < HP_LDV_RECENT;
+    return atomic_load_explicit(&others_pass, memory_order_relaxed) == hp_ldv.passes + 1;
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
