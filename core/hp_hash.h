@@ -17,6 +17,14 @@ static inline uint64_t hp_mix64(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* A keyed table of `size`-byte entries whose first 8 bytes are their key
+ * (never 0; 0 marks an empty slot), in `v`: *count used of *cap slots, a
+ * power of two from first_cap, doubled at half full. The entry of `key`,
+ * made when absent (zeroed, key set; *fresh says which, when given); NULL
+ * when out of memory. (hp_hash_sigsafe.c) */
+void *hp_keyed_slot(hp_vec *v, uint64_t *cap, uint64_t *count, uint64_t key, size_t size,
+                    uint64_t first_cap, int *fresh);
+
 /* The slots (id + 1, 0 = empty, linear probing) of an interning table
  * whose entries the caller keeps. hp_idindex_room makes room for one more
  * of `count` entries: at half full the index doubles (first 1024 slots)

@@ -124,51 +124,13 @@ typedef struct loc { uintptr_t key; uint64_t id; } loc;
 typedef struct fn { uint64_t name, id; } fn;
 static uint64_t nloc, loc_cap, nfn, fn_cap;
 
-/* Open addressing on `key` in `v` (entries of `size` bytes whose first
- * word is the key, 0 = empty): the entry, made when new (*fresh). */
-static void *find_or_add(hp_vec *v, uint64_t *cap, uint64_t *count, uint64_t key, size_t size,
-                         int *fresh)
-{
-    if ((*count + 1) * 2 > *cap) {
-        uint64_t ncap = *cap ? *cap * 2 : 4096;
-        if (hp_vec_ensure(v, (size_t)(ncap + *cap) * size)) return NULL;
-        unsigned char *base = v->base, *old = base + ncap * size;
-        memmove(old, base, (size_t)*cap * size);
-        memset(base, 0, (size_t)ncap * size);
-        for (uint64_t i = 0; i < *cap; i++) {
-            uint64_t k;
-            memcpy(&k, old + i * size, 8);
-            if (!k) continue;
-            uint64_t j = hp_mix64(k) & (ncap - 1);
-            while (*(uint64_t *)(base + j * size)) j = (j + 1) & (ncap - 1);
-            memcpy(base + j * size, old + i * size, size);
-        }
-        *cap = ncap;
-    }
-    unsigned char *base = v->base;
-    uint64_t j = hp_mix64(key) & (*cap - 1);
-    for (;; j = (j + 1) & (*cap - 1)) {
-        uint64_t k;
-        memcpy(&k, base + j * size, 8);
-        if (k == key) {
-            *fresh = 0;
-            return base + j * size;
-        }
-        if (!k) break;
-    }
-    memcpy(base + j * size, &key, 8);
-    (*count)++;
-    *fresh = 1;
-    return base + j * size;
-}
-
 /* The function named `name` (demangled; `system` as the symbol table has
  * it), written to pb when new: its id. */
 static uint64_t function_id(const char *name, const char *system, const char *file)
 {
     uint64_t s = str_id(name);
     int fresh;
-    fn *f = find_or_add(&fn_vec, &fn_cap, &nfn, s + 1, sizeof(fn), &fresh);
+    fn *f = hp_keyed_slot(&fn_vec, &fn_cap, &nfn, s + 1, sizeof(fn), 4096, &fresh);
     if (!f) return 0;
     if (!fresh) return f->id;
     f->id = nfn;
@@ -187,7 +149,7 @@ static uint64_t location_id(const hp_name_frame *f)
 {
     uintptr_t key = f->pc ? f->pc : (uintptr_t)f->name | ((uintptr_t)1 << 63);
     int fresh;
-    loc *l = find_or_add(&loc_vec, &loc_cap, &nloc, key, sizeof(loc), &fresh);
+    loc *l = hp_keyed_slot(&loc_vec, &loc_cap, &nloc, key, sizeof(loc), 4096, &fresh);
     if (!l) return 0;
     if (!fresh) return l->id;
     l->id = nloc;

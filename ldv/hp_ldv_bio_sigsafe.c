@@ -61,30 +61,10 @@ typedef hp_ldv_cross_ent cross_ent;
 void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta)
 {
     hp_ldv_cross *b = hp_ldv_bio_.cross_into ? hp_ldv_bio_.cross_into : &hp_ldv_bio_.cross;
-    if ((b->n + 1) * 2 > b->cap) {
-        uint64_t ncap = b->cap ? b->cap * 2 : 4096;
-        if (hp_vec_ensure(&b->vec, (size_t)(ncap + b->cap) * sizeof(cross_ent)))
-            return;
-        cross_ent *base = (cross_ent *)b->vec.base, *old = base + ncap;
-        memmove(old, base, (size_t)b->cap * sizeof(cross_ent));
-        memset(base, 0, (size_t)ncap * sizeof(cross_ent));
-        for (uint64_t i = 0; i < b->cap; i++) {
-            if (!old[i].key) continue;
-            uint64_t j = hp_mix64(old[i].key) & (ncap - 1);
-            while (base[j].key) j = (j + 1) & (ncap - 1);
-            base[j] = old[i];
-        }
-        b->cap = ncap;
-    }
-    cross_ent *base = (cross_ent *)b->vec.base;
-    uint64_t key = ((uint64_t)l + 1) << 32 | t;
-    uint64_t j = hp_mix64(key) & (b->cap - 1);
-    while (base[j].key && base[j].key != key) j = (j + 1) & (b->cap - 1);
-    if (!base[j].key) {
-        base[j].key = key;
-        b->n++;
-    }
-    base[j].delta += delta;
+    cross_ent *e = hp_keyed_slot(&b->vec, &b->cap, &b->n, ((uint64_t)l + 1) << 32 | t,
+                                 sizeof(cross_ent), 4096, NULL);
+    if (!e) return;
+    e->delta += delta;
     if (l + 1 > b->labels) b->labels = l + 1;
 }
 

@@ -32,8 +32,8 @@
  * and settles every record through here; nothing allocates but hp_vec's
  * own mappings. */
 #include "ldv/hp_ldv_internal.h"
-#include "core/hp_rt.h"
 #include "core/hp_hash.h"
+#include "core/hp_rt.h"
 #include "hp_writer/hp_names.h"
 #include "retainer/hp_retainer.h"
 
@@ -65,28 +65,7 @@ static hp_ldv_side pend_side;
 
 static pair_ent *pair_at(pair_tab *p, uint64_t key)
 {
-    if ((p->n + 1) * 2 > p->cap) {
-        uint64_t ncap = p->cap ? p->cap * 2 : 1024;
-        if (hp_vec_ensure(&p->vec, (size_t)(ncap + p->cap) * sizeof(pair_ent))) return NULL;
-        pair_ent *base = (pair_ent *)p->vec.base, *old = base + ncap;
-        memmove(old, base, (size_t)p->cap * sizeof(pair_ent));
-        memset(base, 0, (size_t)ncap * sizeof(pair_ent));
-        for (uint64_t i = 0; i < p->cap; i++) {
-            if (!old[i].key) continue;
-            uint64_t j = hp_mix64(old[i].key) & (ncap - 1);
-            while (base[j].key) j = (j + 1) & (ncap - 1);
-            base[j] = old[i];
-        }
-        p->cap = ncap;
-    }
-    pair_ent *base = (pair_ent *)p->vec.base;
-    uint64_t j = hp_mix64(key) & (p->cap - 1);
-    while (base[j].key && base[j].key != key) j = (j + 1) & (p->cap - 1);
-    if (!base[j].key) {
-        base[j].key = key;
-        p->n++;
-    }
-    return &base[j];
+    return hp_keyed_slot(&p->vec, &p->cap, &p->n, key, sizeof(pair_ent), 1024, NULL);
 }
 
 int hp_ldv_byret_init(void)

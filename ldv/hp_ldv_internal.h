@@ -69,8 +69,8 @@ void hp_ldv_byret_postfork_child(void);
 void hp_ldv_byret_prof(hp_buf *b);
 /* Its tables: DRAG and VOID by (retainer set, stack). */
 void hp_ldv_byret_tables(hp_buf *b);
-/* hp_ldv_bio_sigsafe.c: a difference entry of bands=: `delta` bytes from
- * census t on, in band (label id) l. */
+/* A difference entry of bands=: `delta` bytes from census t on, in band
+ * (label id) l. */
 void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta);
 
 #define HP_PAGE 4096u
