@@ -153,11 +153,13 @@ static inline int fast_alloc(hp_thread *t, size_t lb)
 static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
                          void *frame, void *ret)
 {
-    /* stacks=no: the thread's clock checks need it ready (no record). */
-    if (__builtin_expect(hp_rt.cfg.no_stacks && !t->ready, 0)) hp_thread_setup(t);
-    if (--t->depth == 0 && p && !hp_rt.passive && !hp_rt.cfg.no_stacks &&
-        (!hp_sample_on || sample_here(t, req)))
+    if (--t->depth != 0 || !p || hp_rt.passive) return;
+    if (hp_rt.cfg.no_stacks) {
+        /* No record; but the thread's clock checks need it ready. */
+        if (__builtin_expect(!t->ready, 0)) hp_thread_setup(t);
+    } else if (!hp_sample_on || sample_here(t, req)) {
         record(t, p, req, how, need_base, frame, ret);
+    }
 }
 
 #define WRAP(ret_t, name, how, need_base, req, params, args)                  \
