@@ -8,7 +8,8 @@ and 1024 MB) it runs plain and under heapprof in mode cc with the default
 unwinder (-O2 build) and with unwind=fp (-fno-omit-frame-pointer build),
 and prints, for each: wall seconds and the ratio to the plain run of the
 same build, the peak RSS and what heapprof adds to it per long-lived
-object, and the .prof's profiler memory per object live at the peak. The
+object, the .prof's profiler memory per object live at the peak, and its
+collections (how many heapprof forced for a census, and their time). The
 issue "cost that does not grow with the heap" asks for at most 1.5x (fp
 1.3x) at 1 GB, and 16 bytes per live object.
 
@@ -28,13 +29,17 @@ import bench_trees as bt  # noqa: E402
 
 
 def per_object_memory(prof):
-    """(bytes at the most, bytes per object live at the peak) from the
-    .prof's "profiler memory" line."""
+    """(bytes at the most, bytes per object live at the peak, "C (F forced,
+    S s)") from the .prof's "profiler memory", "collections" and "forced
+    collections" lines."""
     with open(prof) as f:
         text = f.read()
     m = re.search(r"profiler memory\s+(\d+) bytes at the most \(\d+ at exit; ([\d.]+) per object "
                   r"live at the peak\)", text)
-    return (int(m.group(1)), float(m.group(2))) if m else (None, None)
+    c = re.search(r"\n\s+collections\s+(\d+)", text)
+    f = re.search(r"forced collections\s+(\d+) \(([\d.]+) s", text)
+    gcs = f"{c.group(1)} ({f.group(1)} forced, {float(f.group(2)):.2f} s)" if c and f else ""
+    return (int(m.group(1)), float(m.group(2)), gcs) if m else (None, None, gcs)
 
 
 def main():
@@ -63,8 +68,8 @@ def main():
               "objects")
         print()
         print("| live MB | objects kept | run | wall s | vs plain | peak RSS MiB | "
-              "RSS added per object | .prof bytes per object live at the peak |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+              "RSS added per object | .prof bytes per object live at the peak | collections |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for mb in args.sizes:
             best = {}
             for _ in range(args.runs):
@@ -76,7 +81,7 @@ def main():
                     if hp:
                         env.update(LD_PRELOAD=lib, HEAPPROF=hp + ",out=" + os.path.join(cwd, "p"))
                     wall, rss, out = bt.run_once([exe, str(mb), str(args.rounds)], env, cwd)
-                    mem = per_object_memory(os.path.join(cwd, "p.prof")) if hp else (None, None)
+                    mem = per_object_memory(os.path.join(cwd, "p.prof")) if hp else (None, None, "")
                     if name not in best or wall < best[name][0]:
                         best[name] = (wall, rss, out, mem)
             kept = int(best["plain (-O2)"][2].split()[0])
@@ -87,7 +92,7 @@ def main():
                 added = (rss - plain[1]) * 1024 / kept if hp else None
                 print(f"| {mb} | {kept} | {name} | {wall:.2f} | {ratio:.2f}x | {rss / 1024:.0f} | "
                       f"{'' if added is None else f'{added:.1f}'} | "
-                      f"{'' if mem[1] is None else f'{mem[1]:.1f}'} |", flush=True)
+                      f"{'' if mem[1] is None else f'{mem[1]:.1f}'} | {mem[2]} |", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -292,6 +292,9 @@ static void fill_prof(int fd, void *arg)
     s.peak_time = hp_cf.peak_time;
     s.collections = hp_cf.collections;
     s.censuses = hp_cf.censuses;
+    s.forced = atomic_load(&hp_rt.forced_collections);
+    s.forced_seconds = (double)atomic_load(&hp_rt.forced_ns) / 1e9;
+    s.forced_declined = atomic_load(&hp_rt.forced_declined);
     s.peak_bytes = hp_cf.peak_bytes;
     s.peak_objects = hp_cf.peak_objects;
     s.objects = hp_totals.objects;

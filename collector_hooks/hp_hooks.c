@@ -16,6 +16,12 @@ static uintptr_t gc_lo, gc_hi;             /* libgc's own code */
 static _Atomic int program_code;           /* see hp_hooks_program_code */
 /* A census due but not taken is forced this many intervals after the last. */
 #define HP_FORCE_AFTER 1.25
+/* Without interval= written, a collection is forced only while forced
+ * collections so far have taken at most this share of the program's own
+ * time: a forced collection marks the whole live heap, so on a big heap
+ * (1 GB: about a second each) forcing one every 1.25 intervals would cost
+ * more than everything else heapprof does. */
+#define HP_FORCE_SHARE 0.10
 
 static _Atomic int forcing;                /* a forced collection is running */
 /* The exit-time collection is running: the program's own callbacks are
@@ -140,7 +146,10 @@ static void forced_collection(void)
     uint32_t before = atomic_load(&hp_rt.period);
     atomic_store(&force_census, 1);
     hp_real.GC_gcollect();
-    if (atomic_load(&hp_rt.period) == before) {
+    if (atomic_load(&hp_rt.period) != before) {
+        atomic_fetch_add(&hp_rt.forced_collections, 1);
+        atomic_fetch_add(&hp_rt.forced_ns, hp_mono_ns() - t0);
+    } else {
         /* The collector declined (GC_disable, GC_dont_gc): try again later. */
         atomic_store(&force_census, 0);
         atomic_store(&next_force_try_ns,
@@ -170,8 +179,18 @@ void hp_hooks_clock_check(hp_thread *t)
      * after the tick). If none has come a quarter interval after that, one
      * is forced: a collection forced just before one would have come by
      * itself only adds a collection. */
-    if (hp_profile_seconds(now) >= hp_census_last_time() + HP_FORCE_AFTER * interval)
-        forced_collection();
+    double prog = hp_profile_seconds(now);
+    if (prog < hp_census_last_time() + HP_FORCE_AFTER * interval) return;
+    if (!hp_rt.cfg.interval_given &&
+        (double)atomic_load(&hp_rt.forced_ns) > HP_FORCE_SHARE * prog * 1e9) {
+        /* Forced collections have had their share: the next collection
+         * that comes by itself takes the census. Look again an interval
+         * later (each such look counts once in the .prof). */
+        atomic_fetch_add(&hp_rt.forced_declined, 1);
+        atomic_store(&next_force_try_ns, now + (uint64_t)(interval * 1e9));
+        return;
+    }
+    forced_collection();
 }
 
 /* Why the last census had no collection (for the .prof). */

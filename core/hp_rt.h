@@ -19,6 +19,11 @@ typedef struct hp_runtime {
     _Atomic uint64_t excluded_ns; /* time spent inside the profiler */
     _Atomic uint64_t handler_ns;  /* the part of it in fault handlers */
     _Atomic uint32_t period;      /* census period: censuses taken so far */
+    /* Collections heapprof forced for a census (collector_hooks/hp_hooks.c):
+     * how many, their time in all, and how many times a census was due
+     * but none was forced because forced ones had cost their share of the
+     * run (the default interval only). */
+    _Atomic uint64_t forced_collections, forced_ns, forced_declined;
     pid_t pid;
     int forked_child;             /* this process is a fork of a profiled one */
     int started_by_profiled;      /* started (exec) by a profiled process */

@@ -36,6 +36,9 @@ void hp_rt_exclude_reset(void)
 {
     atomic_store(&hp_rt.excluded_ns, 0);
     atomic_store(&hp_rt.handler_ns, 0);   /* (a forked child's budget starts afresh) */
+    atomic_store(&hp_rt.forced_collections, 0);   /* (and its forced collections) */
+    atomic_store(&hp_rt.forced_ns, 0);
+    atomic_store(&hp_rt.forced_declined, 0);
 }
 
 uint64_t hp_rt_excluded(void) { return atomic_load(&hp_rt.excluded_ns); }

@@ -18,6 +18,9 @@ typedef struct hp_prof_summary {
     pid_t pid;
     double run_seconds, profiler_seconds, peak_time;
     uint64_t collections, censuses;
+    uint64_t forced, forced_declined;    /* forced collections; censuses due but not
+                                            forced (their share of the run was spent) */
+    double forced_seconds;
     uint64_t peak_bytes, peak_objects;
     uint64_t objects, bytes, requested, survived;
     uint64_t stacks, profiler_bytes, profiler_peak_bytes;

@@ -276,6 +276,19 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     line("censuses", b);
     hp_buf_u64(b, s->censuses);
     hp_buf_chr(b, '\n');
+    line("forced collections", b);
+    hp_buf_u64(b, s->forced);
+    hp_buf_str(b, " (");
+    hp_buf_fixed(b, s->forced_seconds, 3);
+    hp_buf_str(b, " s; forced when a census was due and no collection came");
+    if (s->forced_declined) {
+        hp_buf_str(b, "; ");
+        hp_buf_u64(b, s->forced_declined);
+        hp_buf_str(b, " times none was forced, because forced collections had taken a tenth "
+                      "of the program's time: the default interval stretches on a big heap, "
+                      "interval= forces at any cost");
+    }
+    hp_buf_str(b, ")\n");
     line("peak live", b);
     hp_buf_u64(b, s->peak_bytes);
     hp_buf_str(b, " bytes in ");

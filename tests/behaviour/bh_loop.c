@@ -1,8 +1,10 @@
 /* bh_loop: allocate continuously for a while, for the behaviour tests
  * (forced censuses, SIGKILL mid-run, GC_disable).
- * usage: bh_loop SECONDS [expand] [disable]
+ * usage: bh_loop SECONDS [expand] [disable] [live=MB]
  * expand: GC_expand_hp(1 << 30) first, so the collector rarely runs by
- * itself. disable: GC_disable() before allocating. Never calls
+ * itself. disable: GC_disable() before allocating. live=MB: first build
+ * MB megabytes of 4 KiB objects kept live to the end (chained, so every
+ * collection marks them all: a big heap, costly to collect). Never calls
  * GC_gcollect. Each iteration replaces one slot of a 4096-slot ring of
  * 64-byte objects from loop_site (so at most 4096 stay live). Prints
  * "started" (flushed) and, at the end, "done N" with the object count. */
@@ -33,13 +35,21 @@ int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 1.0;
     int expand = 0, disable = 0;
+    long live_mb = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "expand") == 0) expand = 1;
         if (strcmp(argv[i], "disable") == 0) disable = 1;
+        if (strncmp(argv[i], "live=", 5) == 0) live_mb = atol(argv[i] + 5);
     }
     GC_INIT();
     if (expand) GC_expand_hp((size_t)1 << 30);
     if (disable) GC_disable();
+    static void **chain;
+    for (long k = 0; k < live_mb * 256; k++) {
+        void **o = GC_MALLOC(4096);
+        o[0] = chain;
+        chain = o;
+    }
     printf("started\n");
     fflush(stdout);
     double end = now() + seconds;

@@ -1,6 +1,9 @@
 """Behaviour: censuses are forced while a program allocates. With a 1 GiB
 heap the collector hardly runs by itself and the program never calls
-GC_gcollect, yet interval=0.1 over ~1.5 s gives at least 8 censuses."""
+GC_gcollect, yet interval=0.1 over ~1.5 s gives at least 8 censuses.
+Without interval= written, forced collections keep to a tenth of the
+program's time: on a 256 MB live heap most due censuses wait for a
+natural collection, and the .prof says how many."""
 import re
 import unittest
 
@@ -46,6 +49,42 @@ class ForcedCensus(unittest.TestCase):
                 prof = r.prof()
                 censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
                 self.assertGreaterEqual(censuses, 8, [t for t, _ in hp.samples])
+
+    def forced_line(self, prof):
+        m = re.fullmatch(r"(\d+) \((\d+\.\d{3}) s; forced when a census was due and no "
+                         r"collection came(?:; (\d+) times none was forced, because forced "
+                         r"collections had taken a tenth of the program's time: the default "
+                         r"interval stretches on a big heap, interval= forces at any cost)?\)",
+                         hptest.prof_field(prof, "forced collections"))
+        self.assertIsNotNone(m, prof)
+        return int(m.group(1)), float(m.group(2)), int(m.group(3) or 0)
+
+    def test_forced_share_on_a_big_heap(self):
+        args = [bh.bprog("bh_loop"), "2", "expand", "live=256"]
+        # interval= written: every due census is forced, whatever it costs.
+        r = hptest.run(self, args, heapprof="cc,interval=0.1", stdin="", timeout=120)
+        self.assertEqual(r.rc, 0, r.stderr)
+        hptest.check_hp_format(self, r.hp_path)
+        forced, _, declined = self.forced_line(r.prof())
+        self.assertGreaterEqual(forced, 8)
+        self.assertEqual(declined, 0)
+        # The default interval: forcing stops once it has had its share.
+        r = hptest.run(self, args, heapprof="cc", stdin="", timeout=120)
+        self.assertEqual(r.rc, 0, r.stderr)
+        hp = hptest.check_hp_format(self, r.hp_path)
+        prof = r.prof()
+        forced, seconds, declined = self.forced_line(prof)
+        run = float(re.match(r"[\d.]+", hptest.prof_field(prof, "run time")).group(0))
+        self.assertGreaterEqual(forced, 1)
+        self.assertGreater(declined, 0)
+        # Each force began with at most a tenth of the run spent on the
+        # earlier ones: so at most a tenth plus the last one (the
+        # collections all mark the same heap: at most twice their mean).
+        self.assertLessEqual(seconds, 0.1 * run + 2 * seconds / forced, prof)
+        # The censuses still come, at the collections that do.
+        censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
+        self.assertEqual(censuses, len(hp.samples) - 2)
+        self.assertGreaterEqual(len(hp.nonempty()), 2)
 
 
 if __name__ == "__main__":
