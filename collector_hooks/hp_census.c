@@ -197,7 +197,9 @@ void hp_census_without_collection(const char *why)
 {
     hp_cf.unjudged_census = 1;
     hp_cf.unjudged_why = why;
+    hp_rt.census_no_collection_why = why;
     census_pass(1, 0, hp_mono_ns());
+    hp_rt.census_no_collection_why = NULL;
 }
 
 void hp_census_note_free(uintptr_t base)

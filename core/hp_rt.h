@@ -24,6 +24,10 @@ typedef struct hp_runtime {
      * but none was forced because forced ones had cost their share of the
      * run (the default interval only). */
     _Atomic uint64_t forced_collections, forced_ns, forced_declined;
+    /* Why the census being taken has no collection (set by
+     * collector_hooks before it, for the profiles that walk the heap to
+     * say so), or NULL. */
+    const char *census_no_collection_why;
     pid_t pid;
     int forked_child;             /* this process is a fork of a profiled one */
     int started_by_profiled;      /* started (exec) by a profiled process */

@@ -250,8 +250,10 @@ void hp_retainer_census_done(double t)
     hp_buf_fixed(b, t, 2);
     hp_buf_str(b, "  ");
     if (!hp_ret_.traversed) {
-        hp_buf_str(b, "no traversal (no collection could be run): every live object counted "
-                      "as not reached\n");
+        hp_buf_str(b, "no traversal (");
+        hp_buf_str(b, hp_rt.census_no_collection_why ? hp_rt.census_no_collection_why
+                                                      : "no collection could be run");
+        hp_buf_str(b, "): every live object counted as not reached\n");
     } else {
         hp_ret_.censuses_traced++;
         ms(b, hp_ret_.trace_ns_last);

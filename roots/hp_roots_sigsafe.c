@@ -217,7 +217,10 @@ void hp_roots_census_done(double t)
         hp_buf_str(b, "no traversal (no named root is alive): every live byte reached by "
                       "no named root");
     } else {
-        hp_buf_str(b, "no traversal (no collection could be run)");
+        hp_buf_str(b, "no traversal (");
+        hp_buf_str(b, hp_rt.census_no_collection_why ? hp_rt.census_no_collection_why
+                                                      : "no collection could be run");
+        hp_buf_chr(b, ')');
     }
     hp_buf_chr(b, '\n');
     if (hp_rt.cfg.noroot == HP_NOROOT_RETAINERS) hp_retainer_census_done(t);
