@@ -52,8 +52,9 @@ typedef struct hp_trace_index {
     hp_vec stack_vec, pending_vec, queue_vec;
     /* The component walk's (hp_trace_scc_sigsafe.c). */
     hp_vec scc_node_vec, scc_ubase_vec, scc_inject_vec, scc_frame_vec, scc_tstack_vec,
-        scc_start_vec, scc_order_vec, scc_set_vec, scc_edge_vec;
+        scc_start_vec, scc_order_vec, scc_set_vec, scc_edge_vec, scc_seen_vec, scc_scanq_vec;
     void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
+    uintptr_t least, greatest;      /* their values at hp_trace_begin */
 } hp_trace_index;
 extern hp_trace_index hp_trace_ix_;
 
@@ -95,6 +96,21 @@ static inline uint32_t hp_trace_record_at(uintptr_t base)
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
     if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
     return hp_trace_ix_.slots[p->slot_off + k];
+}
+
+/* Ask for the index slot of what `v` would point at, ahead of
+ * hp_trace_record_at(v): the page entry is looked up (the page table is
+ * small), the slot, a likely cache miss, only prefetched. */
+static inline void hp_trace_prefetch_slot(uintptr_t v)
+{
+    if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) return;
+    hp_page *p = hp_trace_ix_.last_page;
+    if (!p || p->page != v >> 12) {
+        p = hp_trace_page_find(v >> 12);
+        if (!p) return;
+    }
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
+    if (k < p->nslots) __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + k]);
 }
 
 /* The record of the tracked object of a small-object page that contains

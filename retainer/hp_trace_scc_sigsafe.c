@@ -9,11 +9,22 @@
  * on a Guile hash table reachable from 8 roots. Here every object is
  * scanned twice, however many roots reach it:
  *
- *  1. Tarjan's algorithm, iteratively, from every root target: the graph
- *     whose edges are the words of objects that are not retainers (a
- *     retainer passes on its own identity, not what reaches it, so its
- *     out-edges are not edges of this graph: each target of a retainer's
- *     words is a new start, with that retainer's identity injected there).
+ *  0. The edges, found in no particular order: from every root target,
+ *     each object reached has its words read once and what they point to
+ *     kept as its edges (contiguous, edges[eoff .. eoff + ecnt)), its
+ *     targets reached in turn. This is the part that waits on memory (an
+ *     object's words, the index entries of what they point to), so it is
+ *     pipelined as the depth-first walk is (hp_trace_sigsafe.c): a target
+ *     found waits in a ring of HP_SCC_RING while its record and words are
+ *     fetched, and an object's words ask for their index slots a few words
+ *     ahead. Tarjan's order, where each edge is followed the moment it is
+ *     found, leaves no room for that.
+ *  1. Tarjan's algorithm, iteratively, from every root target, over those
+ *     edges: the graph whose edges are the words of objects that are not
+ *     retainers (a retainer passes on its own identity, not what reaches
+ *     it, so its out-edges are not edges of this graph: each target of a
+ *     retainer's words is a new start, with that retainer's identity
+ *     injected there).
  *     Every object of a component has the same set (each reaches each
  *     other through non-retainers). Components are numbered as Tarjan
  *     completes them: a component's successors are completed, so
@@ -30,7 +41,9 @@
  *     and the edges in order: not the objects, not the nodes' states.
  *  3. Each object's label is its component's set.
  *
- * Invariants: nd[n].num == 0 until node n is first reached; nd[n].comp ==
+ * Invariants: seen[n] is set once node n is in the ring, the scan stack
+ * or scanned (step 0 scans each node once); nd[n].num == 0 until node n is
+ * first reached by Tarjan; nd[n].comp ==
  * HP_SCC_OPEN while n is on Tarjan's stack; the sets are only read after
  * every component is numbered. Node ids: tracked records are their index,
  * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
@@ -49,6 +62,13 @@
 /* An edge, once Tarjan has passed it, holds its target's component, or
  * this when the target is in the edge's own component. */
 #define HP_SCC_INSIDE UINT32_MAX
+/* Step 0's pipeline: targets waiting for their record and words. */
+#define HP_SCC_RING 16
+/* How many words ahead an object's scan asks for their index slots. */
+#define HP_SCC_AHEAD 4
+/* How many entries ahead the scan stack asks for the words (and twice
+ * that, the records) of what it will scan. */
+#define HP_SCC_STACK_AHEAD 8
 
 typedef struct frame { uint32_t node; uint32_t pad; uint64_t pos, end; } frame;   /* edges [pos, end) */
 typedef struct inject { uint32_t node, set; } inject;
@@ -72,6 +92,11 @@ static uint64_t tdepth, nframes, ninject, norder, nedges;
 static frame *frames;
 static inject *injects;
 static uintptr_t *ubase;   /* base of untracked node nrecs + k */
+static uint64_t *seen;     /* step 0: a bit per node */
+static uint32_t *scanq;    /* step 0: nodes to scan (a stack) */
+static uint64_t nscanq;
+static uint32_t ring[HP_SCC_RING];
+static unsigned ring_head, ring_n;
 static int failed, all_interior;
 static hp_trace_stats st;
 
@@ -84,6 +109,19 @@ static int node_room(uint32_t n)
     return ENSURE(scc_node_vec, nd, n, snode);
 }
 
+/* Room in `seen` for nodes [0, n), clear (words [0, seen_words) are
+ * cleared this traversal). */
+static size_t seen_words;
+static int seen_room(uint32_t n)
+{
+    size_t need = ((size_t)n + 63) / 64 + 1;
+    if (need <= seen_words) return 0;
+    if (ENSURE(scc_seen_vec, seen, need, uint64_t) != 0) return -1;
+    memset(seen + seen_words, 0, (need - seen_words) * sizeof(uint64_t));
+    seen_words = need;
+    return 0;
+}
+
 int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 {
     ops = *o;
@@ -94,7 +132,9 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     counter = ncomp = 0;
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
-    if (node_room(nnodes + 1) != 0) return -1;
+    nscanq = ring_head = ring_n = 0;
+    seen_words = 0;
+    if (node_room(nnodes + 1) != 0 || seen_room(nnodes + 1) != 0) return -1;
     memset(nd, 0, (size_t)nnodes * sizeof(snode));
     return 0;
 }
@@ -102,7 +142,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 /* The node of what word v points to, or HP_NO_RECORD. */
 static uint32_t node_of(uintptr_t v, int interior)
 {
-    if (!hp_trace_plausible(v)) return HP_NO_RECORD;
+    if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) return HP_NO_RECORD;
     /* Most words point at a tracked object's start: the index, inline. */
     uint32_t idx = hp_trace_record_at(v);
     if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
@@ -112,10 +152,11 @@ static uint32_t node_of(uintptr_t v, int interior)
     if (!e) return HP_NO_RECORD;
     if (e->pending) return (uint32_t)(e->pending - 1);
     uint32_t k = nnodes;
-    if (node_room(k + 1) != 0 || ENSURE(scc_ubase_vec, ubase, k - nrecs + 1, uintptr_t) != 0)
+    if (node_room(k + 1) != 0 || seen_room(k + 1) != 0 ||
+        ENSURE(scc_ubase_vec, ubase, k - nrecs + 1, uintptr_t) != 0)
         return HP_NO_RECORD;
     nnodes++;
-    nd[k].num = 0;
+    nd[k] = (snode){0};
     ubase[k - nrecs] = e->base;
     e->pending = (uint64_t)k + 1;
     return k;
@@ -146,44 +187,104 @@ static void add_inject(uint32_t node, uint32_t set)
     injects[ninject++] = (inject){node, set};
 }
 
-/* First reach of node n: its words are read once, here, and what they
- * point to kept as its edges (a retainer's as injections instead). */
+/* ---- Step 0: the edges. ---- */
+
+/* Node t, which the word v points to, is reached: the first time, it
+ * waits in the ring while its record and words are fetched, then goes on
+ * the scan stack. */
+static void discover(uint32_t t, uintptr_t v)
+{
+    uint64_t bit = (uint64_t)1 << (t & 63);
+    if (seen[t >> 6] & bit) return;
+    seen[t >> 6] |= bit;
+    if (t < nrecs) __builtin_prefetch(&recs[t]);
+    __builtin_prefetch((const void *)v);
+    if (ring_n == HP_SCC_RING) {
+        if (ENSURE(scc_scanq_vec, scanq, nscanq + 1, uint32_t) != 0) return;
+        scanq[nscanq++] = ring[ring_head];
+        ring_head = (ring_head + 1) % HP_SCC_RING;
+        ring_n--;
+    }
+    ring[(ring_head + ring_n) % HP_SCC_RING] = t;
+    ring_n++;
+}
+
+/* Node n's words, read once: what they point to becomes its edges (a
+ * retainer's: injections instead, each target a new start). */
+static void scan(uint32_t n)
+{
+    st.objects++;
+    uintptr_t lo, hi;
+    const hp_rec *r = rec_of(n);
+    if (!words_of(n, &lo, &hi)) return;
+    int is_ret = ops.is_retainer(r);
+    uint32_t id = is_ret ? ops.retainer_set(r) : 0;
+    uint64_t eoff = nedges;
+    lo = (lo + 7) & ~(uintptr_t)7;
+    for (uintptr_t a = lo; a + 8 <= hi && a < lo + 8 * HP_SCC_AHEAD; a += 8)
+        hp_trace_prefetch_slot(*(const uintptr_t *)a);
+    for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
+        st.words++;
+        if (a + 8 * HP_SCC_AHEAD + 8 <= hi)
+            hp_trace_prefetch_slot(*(const uintptr_t *)(a + 8 * HP_SCC_AHEAD));
+        uintptr_t v = *(const uintptr_t *)a;
+        uint32_t t = node_of(v, all_interior);
+        if (t == HP_NO_RECORD) continue;
+        if (is_ret) {
+            add_inject(t, id);   /* not an edge: a new start, with its identity */
+        } else {
+            if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return;
+            edges[nedges++] = t;
+        }
+        discover(t, v);
+    }
+    nd[n].eoff = eoff;
+    nd[n].ecnt = (uint32_t)(nedges - eoff);
+}
+
+/* Scan until nothing waits: the stack first, then the ring's oldest. */
+static void scan_all(void)
+{
+    while (!failed) {
+        if (nscanq) {
+            /* The stack's next entries may have been found long ago (the
+             * targets of a big object's words): ask for them again, the
+             * record first, then, once it has come, the words. */
+            if (nscanq > 2 * HP_SCC_STACK_AHEAD) {
+                uint32_t f = scanq[nscanq - 1 - 2 * HP_SCC_STACK_AHEAD];
+                if (f < nrecs) __builtin_prefetch(&recs[f]);
+            }
+            if (nscanq > HP_SCC_STACK_AHEAD) {
+                uint32_t f = scanq[nscanq - 1 - HP_SCC_STACK_AHEAD];
+                if (f < nrecs) __builtin_prefetch((const void *)recs[f].base);
+            }
+            scan(scanq[--nscanq]);
+        } else if (ring_n) {
+            uint32_t t = ring[ring_head];
+            ring_head = (ring_head + 1) % HP_SCC_RING;
+            ring_n--;
+            scan(t);
+        } else {
+            break;
+        }
+    }
+}
+
+/* ---- Step 1: Tarjan's algorithm over the edges. ---- */
+
+/* First reach of node n by Tarjan: its frame, over its edges; the states
+ * of its targets are asked for now (the walk comes to them soon). */
 static int push_frame(uint32_t n)
 {
     if (ENSURE(scc_frame_vec, frames, nframes + 1, frame) != 0 ||
         ENSURE(scc_tstack_vec, tstack, tdepth + 1, uint32_t) != 0)
         return -1;
-    st.objects++;
     nd[n].num = nd[n].low = ++counter;
     nd[n].comp = HP_SCC_OPEN;
     tstack[tdepth++] = n;
-    nd[n].eoff = nedges;
-    nd[n].ecnt = 0;
-    uintptr_t lo, hi;
-    const hp_rec *r = rec_of(n);
-    if (words_of(n, &lo, &hi)) {
-        int is_ret = ops.is_retainer(r);
-        uint32_t id = is_ret ? ops.retainer_set(r) : 0;
-        lo = (lo + 7) & ~(uintptr_t)7;
-        for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
-            st.words++;
-            uint32_t t = node_of(*(const uintptr_t *)a, all_interior);
-            if (t == HP_NO_RECORD) continue;
-            if (is_ret) {
-                add_inject(t, id);   /* not an edge: a new start, with its identity */
-                continue;
-            }
-            if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return -1;
-            edges[nedges++] = t;
-            /* Its words, record and state, needed when the walk comes
-             * to it (the word points at or into its words). */
-            __builtin_prefetch((const void *)*(const uintptr_t *)a);
-            if (t < nrecs) __builtin_prefetch(&recs[t]);
-            __builtin_prefetch(&nd[t]);
-        }
-        nd[n].ecnt = (uint32_t)(nedges - nd[n].eoff);
-    }
-    frames[nframes++] = (frame){n, 0, nd[n].eoff, nedges};
+    uint64_t lo = nd[n].eoff, hi = lo + nd[n].ecnt;
+    for (uint64_t k = lo; k < hi; k++) __builtin_prefetch(&nd[edges[k]]);
+    frames[nframes++] = (frame){n, 0, lo, hi};
     return 0;
 }
 
@@ -240,11 +341,13 @@ void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
     if (failed) return;
     for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi && !failed; a += 8) {
         st.words++;
-        uint32_t t = node_of(*(const uintptr_t *)a, interior);
+        uintptr_t v = *(const uintptr_t *)a;
+        uint32_t t = node_of(v, interior);
         if (t == HP_NO_RECORD) continue;
         add_inject(t, set);
-        dfs(t);
+        discover(t, v);
     }
+    scan_all();
 }
 
 int hp_trace_scc_object(uintptr_t base, uint32_t set)
@@ -253,7 +356,8 @@ int hp_trace_scc_object(uintptr_t base, uint32_t set)
     uint32_t t = node_of(base, 0);
     if (t == HP_NO_RECORD) return -1;
     add_inject(t, set);
-    dfs(t);
+    discover(t, base);
+    scan_all();
     return 0;
 }
 
@@ -352,7 +456,8 @@ static void dominators(void)
 
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
-    /* Targets of retainers reached after their own walk began. */
+    /* Every root target and retainer target (injections), in turn. */
+    scan_all();
     for (uint64_t i = 0; i < ninject && !failed; i++) dfs(injects[i].node);
     *ok = 0;
     if (failed || ENSURE(scc_set_vec, comp_set, ncomp + 1, uint32_t) != 0) return st;

@@ -87,6 +87,8 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     parity ^= HP_TRACE_PARITY_BIT;
     least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
     greatest = hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
+    hp_trace_ix_.least = least;
+    hp_trace_ix_.greatest = greatest;
     all_interior = hp_real.GC_get_all_interior_pointers
                        ? hp_real.GC_get_all_interior_pointers() : 1;
     recs = hp_shadow_table(&nrecs);
