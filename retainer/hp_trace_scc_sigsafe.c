@@ -16,8 +16,9 @@
  *     object's words, the index entries of what they point to), so it is
  *     pipelined as the depth-first walk is (hp_trace_sigsafe.c): a target
  *     found waits in a ring of HP_SCC_RING while its record and words are
- *     fetched, and an object's words ask for their index slots a few words
- *     ahead. Tarjan's order, where each edge is followed the moment it is
+ *     fetched, and a word waits in another (HP_SCC_WRING) while the index
+ *     slot of what it points at is fetched, its edge's place taken
+ *     meanwhile (HP_SCC_NONE if it points at nothing). Tarjan's order, where each edge is followed the moment it is
  *     found, leaves no room for that.
  *  1. Tarjan's algorithm, iteratively, from every root target, over those
  *     edges: the graph whose edges are the words of objects that are not
@@ -62,10 +63,13 @@
 /* An edge, once Tarjan has passed it, holds its target's component, or
  * this when the target is in the edge's own component. */
 #define HP_SCC_INSIDE UINT32_MAX
+/* An edge whose word turned out to point at no object (found so only
+ * after its place was taken: see the word ring). */
+#define HP_SCC_NONE (UINT32_MAX - 1)
 /* Step 0's pipeline: targets waiting for their record and words. */
 #define HP_SCC_RING 16
-/* How many words ahead an object's scan asks for their index slots. */
-#define HP_SCC_AHEAD 4
+/* Step 0's words waiting for their index slot. */
+#define HP_SCC_WRING 16
 /* How many entries ahead the scan stack asks for the words (and twice
  * that, the records) of what it will scan. */
 #define HP_SCC_STACK_AHEAD 8
@@ -97,6 +101,11 @@ static uint32_t *scanq;    /* step 0: nodes to scan (a stack) */
 static uint64_t nscanq;
 static uint32_t ring[HP_SCC_RING];
 static unsigned ring_head, ring_n;
+/* A word read, waiting while its index slot is fetched: the edge it
+ * fills (edges[pos]), or, for a retainer's word, the set to inject. */
+typedef struct pword { uint64_t pos; uintptr_t v; uint32_t set, inject; } pword;
+static pword wring[HP_SCC_WRING];
+static unsigned wring_head, wring_n;
 static int failed, all_interior;
 static hp_trace_stats st;
 
@@ -132,7 +141,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     counter = ncomp = 0;
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
-    nscanq = ring_head = ring_n = 0;
+    nscanq = ring_head = ring_n = wring_head = wring_n = 0;
     seen_words = 0;
     if (node_room(nnodes + 1) != 0 || seen_room(nnodes + 1) != 0) return -1;
     memset(nd, 0, (size_t)nnodes * sizeof(snode));
@@ -209,6 +218,23 @@ static void discover(uint32_t t, uintptr_t v)
     ring_n++;
 }
 
+/* The oldest waiting word: what it points at, its slot fetched by now. */
+static void resolve_word(void)
+{
+    pword w = wring[wring_head];
+    wring_head = (wring_head + 1) % HP_SCC_WRING;
+    wring_n--;
+    uint32_t t = node_of(w.v, all_interior);
+    if (w.inject) {
+        if (t == HP_NO_RECORD) return;
+        add_inject(t, w.set);   /* not an edge: a new start, with its identity */
+    } else {
+        edges[w.pos] = t == HP_NO_RECORD ? HP_SCC_NONE : t;
+        if (t == HP_NO_RECORD) return;
+    }
+    discover(t, w.v);
+}
+
 /* Node n's words, read once: what they point to becomes its edges (a
  * retainer's: injections instead, each target a new start). */
 static void scan(uint32_t n)
@@ -221,22 +247,19 @@ static void scan(uint32_t n)
     uint32_t id = is_ret ? ops.retainer_set(r) : 0;
     uint64_t eoff = nedges;
     lo = (lo + 7) & ~(uintptr_t)7;
-    for (uintptr_t a = lo; a + 8 <= hi && a < lo + 8 * HP_SCC_AHEAD; a += 8)
-        hp_trace_prefetch_slot(*(const uintptr_t *)a);
     for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
         st.words++;
-        if (a + 8 * HP_SCC_AHEAD + 8 <= hi)
-            hp_trace_prefetch_slot(*(const uintptr_t *)(a + 8 * HP_SCC_AHEAD));
         uintptr_t v = *(const uintptr_t *)a;
-        uint32_t t = node_of(v, all_interior);
-        if (t == HP_NO_RECORD) continue;
-        if (is_ret) {
-            add_inject(t, id);   /* not an edge: a new start, with its identity */
-        } else {
+        if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) continue;
+        hp_trace_prefetch_slot(v);
+        if (wring_n == HP_SCC_WRING) resolve_word();
+        pword w = {0, v, id, (uint32_t)is_ret};
+        if (!is_ret) {
             if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return;
-            edges[nedges++] = t;
+            w.pos = nedges++;
         }
-        discover(t, v);
+        wring[(wring_head + wring_n) % HP_SCC_WRING] = w;
+        wring_n++;
     }
     nd[n].eoff = eoff;
     nd[n].ecnt = (uint32_t)(nedges - eoff);
@@ -264,6 +287,8 @@ static void scan_all(void)
             ring_head = (ring_head + 1) % HP_SCC_RING;
             ring_n--;
             scan(t);
+        } else if (wring_n) {
+            resolve_word();
         } else {
             break;
         }
@@ -283,7 +308,8 @@ static int push_frame(uint32_t n)
     nd[n].comp = HP_SCC_OPEN;
     tstack[tdepth++] = n;
     uint64_t lo = nd[n].eoff, hi = lo + nd[n].ecnt;
-    for (uint64_t k = lo; k < hi; k++) __builtin_prefetch(&nd[edges[k]]);
+    for (uint64_t k = lo; k < hi; k++)
+        if (edges[k] != HP_SCC_NONE) __builtin_prefetch(&nd[edges[k]]);
     frames[nframes++] = (frame){n, 0, lo, hi};
     return 0;
 }
@@ -297,6 +323,7 @@ static void dfs(uint32_t start)
         uint32_t n = f->node;
         if (f->pos < f->end) {
             uint32_t t = edges[f->pos++];
+            if (t == HP_SCC_NONE) continue;
             st.visits++;
             if (!nd[t].num) {
                 push_frame(t);   /* (frames may have moved); its edge is
@@ -434,7 +461,7 @@ static void dominators(void)
             const uint32_t *e = edges + order[k].eoff;
             for (uint32_t j = 0; j < order[k].ecnt; j++) {
                 uint32_t d = e[j];
-                if (d == HP_SCC_INSIDE || d == c) continue;
+                if (d >= HP_SCC_NONE || d == c) continue;   /* (inside, or none) */
                 idom[d] = idom[d] == none ? c : intersect(idom, idom[d], c);
             }
         }
@@ -475,7 +502,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
             const uint32_t *e = edges + order[k].eoff;
             for (uint32_t j = 0; j < order[k].ecnt; j++) {
                 uint32_t d = e[j];
-                if (d != HP_SCC_INSIDE && comp_set[d] != s)
+                if (d < HP_SCC_NONE && comp_set[d] != s)   /* (not inside, not none) */
                     comp_set[d] = ops.set_union(comp_set[d], s);
             }
         }
