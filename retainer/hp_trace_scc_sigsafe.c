@@ -42,11 +42,20 @@
  *     and the edges in order: not the objects, not the nodes' states.
  *  3. Each object's label is its component's set.
  *
+ * Tarjan's state is one 32-bit word per node (Pearce's variant, "A
+ * space-efficient algorithm for finding strongly connected components",
+ * 2016): rix[n] is 0 until n is reached; then its index, lowered to its
+ * low link as the walk finds lower ones; once its component is complete,
+ * HP_SCC_CTOP - the component's number, above every index. Whether a frame
+ * roots a component is a flag of the frame; the stack holds only nodes
+ * whose frame is done but whose component is not. Every edge followed
+ * reads its target's word: 4 bytes a node keep those reads within a few
+ * megabytes even on a heap of a million objects.
+ *
  * Invariants: seen[n] is set once node n is in the ring, the scan stack
- * or scanned (step 0 scans each node once); nd[n].num == 0 until node n is
- * first reached by Tarjan; nd[n].comp ==
- * HP_SCC_OPEN while n is on Tarjan's stack; the sets are only read after
- * every component is numbered. Node ids: tracked records are their index,
+ * or scanned (step 0 scans each node once); an open node's rix is at most
+ * `counter`, below cnext, and a completed one's above cnext; the sets are
+ * only read after every component is numbered. Node ids: tracked records are their index,
  * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
  * in the index entry's `pending`, which the index copies when it grows).
  *
@@ -59,7 +68,6 @@
 
 #include <string.h>
 
-#define HP_SCC_OPEN UINT32_MAX
 /* An edge, once Tarjan has passed it, holds its target's component, or
  * this when the target is in the edge's own component. */
 #define HP_SCC_INSIDE UINT32_MAX
@@ -74,7 +82,7 @@
  * that, the records) of what it will scan. */
 #define HP_SCC_STACK_AHEAD 8
 
-typedef struct frame { uint32_t node; uint32_t pad; uint64_t pos, end; } frame;   /* edges [pos, end) */
+typedef struct frame { uint32_t node, root; uint64_t pos, end; } frame;   /* edges [pos, end) */
 typedef struct inject { uint32_t node, set; } inject;
 /* A node in completion order, with its edges, so that passing sets on
  * reads this array and the edges in order, not the nodes' states. */
@@ -84,11 +92,12 @@ static hp_trace_scc_ops ops;
 static size_t nrecs;
 static hp_rec *recs;
 static uint32_t nnodes, counter, ncomp;
-/* A node's state in one place (one cache line's part, not five arrays):
- * Tarjan's number and low link, its component, and its edges
- * edges[eoff .. eoff + ecnt). */
-typedef struct snode { uint32_t num, low, comp, ecnt; uint64_t eoff; } snode;
+/* A node's edges: edges[eoff .. eoff + ecnt). */
+typedef struct snode { uint64_t eoff; uint32_t ecnt, pad; } snode;
 static snode *nd;
+static uint32_t *rix;   /* Tarjan's word per node (see the top) */
+#define HP_SCC_CTOP 0xfffffff0u
+static uint32_t cnext;  /* the next component's word; completed ones are above */
 static uint32_t *tstack, *comp_start, *comp_set;
 static ordered *order;
 static uint32_t *edges;   /* each node's targets, found once */
@@ -115,7 +124,8 @@ static hp_trace_stats st;
 
 static int node_room(uint32_t n)
 {
-    return ENSURE(scc_node_vec, nd, n, snode);
+    if (n >= (uint32_t)1 << 30) return failed = 1, -1;   /* (indexes stay below cnext) */
+    return ENSURE(scc_node_vec, nd, n, snode) != 0 ? -1 : ENSURE(scc_rix_vec, rix, n, uint32_t);
 }
 
 /* Room in `seen` for nodes [0, n), clear (words [0, seen_words) are
@@ -145,6 +155,8 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     seen_words = 0;
     if (node_room(nnodes + 1) != 0 || seen_room(nnodes + 1) != 0) return -1;
     memset(nd, 0, (size_t)nnodes * sizeof(snode));
+    memset(rix, 0, (size_t)nnodes * sizeof(uint32_t));
+    cnext = HP_SCC_CTOP;
     return 0;
 }
 
@@ -166,6 +178,7 @@ static uint32_t node_of(uintptr_t v, int interior)
         return HP_NO_RECORD;
     nnodes++;
     nd[k] = (snode){0};
+    rix[k] = 0;
     ubase[k - nrecs] = e->base;
     e->pending = (uint64_t)k + 1;
     return k;
@@ -297,27 +310,39 @@ static void scan_all(void)
 
 /* ---- Step 1: Tarjan's algorithm over the edges. ---- */
 
-/* First reach of node n by Tarjan: its frame, over its edges; the states
+/* First reach of node n by Tarjan: its frame, over its edges; the words
  * of its targets are asked for now (the walk comes to them soon). */
 static int push_frame(uint32_t n)
 {
-    if (ENSURE(scc_frame_vec, frames, nframes + 1, frame) != 0 ||
-        ENSURE(scc_tstack_vec, tstack, tdepth + 1, uint32_t) != 0)
-        return -1;
-    nd[n].num = nd[n].low = ++counter;
-    nd[n].comp = HP_SCC_OPEN;
-    tstack[tdepth++] = n;
+    if (ENSURE(scc_frame_vec, frames, nframes + 1, frame) != 0) return -1;
+    rix[n] = ++counter;
     uint64_t lo = nd[n].eoff, hi = lo + nd[n].ecnt;
     for (uint64_t k = lo; k < hi; k++)
-        if (edges[k] != HP_SCC_NONE) __builtin_prefetch(&nd[edges[k]]);
-    frames[nframes++] = (frame){n, 0, lo, hi};
+        if (edges[k] != HP_SCC_NONE) __builtin_prefetch(&rix[edges[k]]);
+    frames[nframes++] = (frame){n, 1, lo, hi};
     return 0;
+}
+
+/* The edge just passed in frame f points at a node whose word is r (its
+ * frame done, if it had one): a completed component's number, or inside
+ * f's component, lowering f's low link. */
+static inline void resolve_edge(frame *f, uint32_t r)
+{
+    if (r > cnext) {
+        edges[f->pos - 1] = HP_SCC_CTOP - r;
+        return;
+    }
+    if (r < rix[f->node]) {
+        rix[f->node] = r;
+        f->root = 0;
+    }
+    edges[f->pos - 1] = HP_SCC_INSIDE;
 }
 
 /* Tarjan's strongconnect from n, without recursion. */
 static void dfs(uint32_t start)
 {
-    if (nd[start].num || push_frame(start) != 0) return;
+    if (rix[start] || push_frame(start) != 0) return;
     while (nframes && !failed) {
         frame *f = &frames[nframes - 1];
         uint32_t n = f->node;
@@ -325,41 +350,36 @@ static void dfs(uint32_t start)
             uint32_t t = edges[f->pos++];
             if (t == HP_SCC_NONE) continue;
             st.visits++;
-            if (!nd[t].num) {
-                push_frame(t);   /* (frames may have moved); its edge is
-                                    resolved when its frame is done */
-            } else if (nd[t].comp == HP_SCC_OPEN) {
-                if (nd[t].num < nd[n].low) nd[n].low = nd[t].num;
-                edges[f->pos - 1] = HP_SCC_INSIDE;
-            } else {
-                edges[f->pos - 1] = nd[t].comp;
-            }
+            uint32_t r = rix[t];
+            if (!r) push_frame(t);   /* (frames may move); its edge is resolved
+                                        when its frame is done */
+            else resolve_edge(f, r);
             continue;
         }
         /* n's words are done. */
+        int root = (int)f->root;
         nframes--;
-        if (nd[n].low == nd[n].num) {
-            /* n roots a component: pop it. */
+        if (root) {
+            /* n roots a component: it and the stack's nodes above its index. */
             if (ENSURE(scc_start_vec, comp_start, ncomp + 2, uint32_t) != 0 ||
-                ENSURE(scc_order_vec, order, norder + (tdepth), ordered) != 0)
+                ENSURE(scc_order_vec, order, norder + tdepth + 1, ordered) != 0)
                 return;
+            uint32_t c = cnext--, rn = rix[n];
             comp_start[ncomp] = (uint32_t)norder;
-            uint32_t m;
-            do {
-                m = tstack[--tdepth];
-                nd[m].comp = ncomp;
+            while (tdepth && rn <= rix[tstack[tdepth - 1]]) {
+                uint32_t m = tstack[--tdepth];
+                rix[m] = c;
                 order[norder++] = (ordered){m, nd[m].ecnt, nd[m].eoff};
-            } while (m != n);
+            }
+            rix[n] = c;
+            order[norder++] = (ordered){n, nd[n].ecnt, nd[n].eoff};
             ncomp++;
             comp_start[ncomp] = (uint32_t)norder;
+        } else {
+            if (ENSURE(scc_tstack_vec, tstack, tdepth + 1, uint32_t) != 0) return;
+            tstack[tdepth++] = n;
         }
-        if (nframes) {
-            frame *pf = &frames[nframes - 1];
-            uint32_t p = pf->node;
-            if (nd[n].low < nd[p].low) nd[p].low = nd[n].low;
-            /* The parent's edge to n, resolved. */
-            edges[pf->pos - 1] = nd[n].comp == HP_SCC_OPEN ? HP_SCC_INSIDE : nd[n].comp;
-        }
+        if (nframes) resolve_edge(&frames[nframes - 1], rix[n]);   /* the parent's edge to n */
     }
 }
 
@@ -451,7 +471,7 @@ static void dominators(void)
     }
     /* R's edges: every injection. */
     for (uint64_t i = 0; i < ninject; i++) {
-        uint32_t d = nd[injects[i].node].comp;
+        uint32_t d = HP_SCC_CTOP - rix[injects[i].node];
         idom[d] = idom[d] == none ? R : intersect(idom, idom[d], R);
     }
     /* Then every component in topological order (decreasing number). */
@@ -492,7 +512,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     uint32_t empty = ops.empty_set();
     for (uint32_t c = 0; c < ncomp; c++) comp_set[c] = empty;
     for (uint64_t i = 0; i < ninject; i++) {
-        uint32_t c = nd[injects[i].node].comp;
+        uint32_t c = HP_SCC_CTOP - rix[injects[i].node];
         comp_set[c] = ops.set_union(comp_set[c], injects[i].set);
     }
     /* Predecessors first: decreasing component number. */
@@ -510,9 +530,10 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     /* Labels. */
     uint32_t parity = hp_trace_parity();
     for (uint32_t n = 0; n < nnodes; n++) {
-        if (!nd[n].num) continue;
-        uint32_t label = comp_set[nd[n].comp] & HP_TRACE_LABEL_MASK;
-        st.set_members += ops.set_size(comp_set[nd[n].comp]);
+        if (!rix[n]) continue;
+        uint32_t s = comp_set[HP_SCC_CTOP - rix[n]];
+        uint32_t label = s & HP_TRACE_LABEL_MASK;
+        st.set_members += ops.set_size(s);
         if (n < nrecs) {
             recs[n].word = parity | HP_TRACE_SET_BIT | label;
         } else {
