@@ -99,18 +99,29 @@ static inline uint32_t hp_trace_record_at(uintptr_t base)
 }
 
 /* Ask for the index slot of what `v` would point at, ahead of
- * hp_trace_record_at(v): the page entry is looked up (the page table is
- * small), the slot, a likely cache miss, only prefetched. */
-static inline void hp_trace_prefetch_slot(uintptr_t v)
+ * hp_trace_record_on(): the page entry is looked up (the page table is
+ * small), the slot, a likely cache miss, only prefetched. Returns the page
+ * entry, or NULL when v's page holds no tracked object. */
+static inline hp_page *hp_trace_prefetch_slot(uintptr_t v)
 {
-    if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) return;
     hp_page *p = hp_trace_ix_.last_page;
     if (!p || p->page != v >> 12) {
         p = hp_trace_page_find(v >> 12);
-        if (!p) return;
+        if (!p) return NULL;
+        hp_trace_ix_.last_page = p;
     }
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
     if (k < p->nslots) __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + k]);
+    return p;
+}
+
+/* hp_trace_record_at(v) with v's page entry `p` already found. */
+static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
+{
+    uint32_t off = (uint32_t)(v & 4095);
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
+    return hp_trace_ix_.slots[p->slot_off + k];
 }
 
 /* The record of the tracked object of a small-object page that contains

@@ -112,7 +112,7 @@ static uint32_t ring[HP_SCC_RING];
 static unsigned ring_head, ring_n;
 /* A word read, waiting while its index slot is fetched: the edge it
  * fills (edges[pos]), or, for a retainer's word, the set to inject. */
-typedef struct pword { uint64_t pos; uintptr_t v; uint32_t set, inject; } pword;
+typedef struct pword { uint64_t pos; uintptr_t v; const hp_page *page; uint32_t set, inject; } pword;
 static pword wring[HP_SCC_WRING];
 static unsigned wring_head, wring_n;
 static int failed, all_interior;
@@ -237,7 +237,10 @@ static void resolve_word(void)
     pword w = wring[wring_head];
     wring_head = (wring_head + 1) % HP_SCC_WRING;
     wring_n--;
-    uint32_t t = node_of(w.v, all_interior);
+    /* Most words point at a tracked object's start, on the page found
+     * when the word was read. */
+    uint32_t t = w.page ? hp_trace_record_on(w.page, w.v) : HP_NO_RECORD;
+    if (t >= nrecs) t = node_of(w.v, all_interior);
     if (w.inject) {
         if (t == HP_NO_RECORD) return;
         add_inject(t, w.set);   /* not an edge: a new start, with its identity */
@@ -264,9 +267,9 @@ static void scan(uint32_t n)
         st.words++;
         uintptr_t v = *(const uintptr_t *)a;
         if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) continue;
-        hp_trace_prefetch_slot(v);
+        const hp_page *pg = hp_trace_prefetch_slot(v);
         if (wring_n == HP_SCC_WRING) resolve_word();
-        pword w = {0, v, id, (uint32_t)is_ret};
+        pword w = {0, v, pg, id, (uint32_t)is_ret};
         if (!is_ret) {
             if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return;
             w.pos = nedges++;
