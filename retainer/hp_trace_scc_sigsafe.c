@@ -6,8 +6,8 @@
  * themselves. Walking from each root in turn and walking an object again
  * whenever its set grows (GHC's rts/RetainerProfile.c, and this file's
  * predecessor) scans a structure once per root that reaches it: 8 times
- * on a Guile hash table reachable from 8 roots. Here every object is
- * scanned twice, however many roots reach it:
+ * on a Guile hash table reachable from 8 roots. Here every object's words
+ * are read once and its edges passed twice, however many roots reach it:
  *
  *  0. The edges, found in no particular order: from every root target,
  *     each object reached has its words read once and what they point to
@@ -18,9 +18,10 @@
  *     found waits in a ring of HP_SCC_RING while its record and words are
  *     fetched, and a word waits in another (HP_SCC_WRING) while the index
  *     slot of what it points at is fetched, its edge's place taken
- *     meanwhile (HP_SCC_NONE if it points at nothing). Tarjan's order, where each edge is followed the moment it is
- *     found, leaves no room for that.
- *  1. Tarjan's algorithm, iteratively, from every root target, over those
+ *     meanwhile (HP_SCC_NONE if it points at nothing). Tarjan's order,
+ *     where each edge is followed the moment it is found, leaves no room
+ *     for that.
+ *  1. Tarjan's algorithm, iteratively, from every injection, over those
  *     edges: the graph whose edges are the words of objects that are not
  *     retainers (a retainer passes on its own identity, not what reaches
  *     it, so its out-edges are not edges of this graph: each target of a
@@ -55,9 +56,10 @@
  * Invariants: seen[n] is set once node n is in the ring, the scan stack
  * or scanned (step 0 scans each node once); an open node's rix is at most
  * `counter`, below cnext, and a completed one's above cnext; the sets are
- * only read after every component is numbered. Node ids: tracked records are their index,
- * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
- * in the index entry's `pending`, which the index copies when it grows).
+ * only read after every component is numbered. Node ids: tracked records
+ * are their index, untracked objects nrecs + k, k in order of discovery
+ * (the id + 1 is kept in the index entry's `pending`, which the index
+ * copies when it grows).
  *
  * World stopped, lock held: no lock, no malloc; memory is the profiler's
  * own (hp_vec), reserved at start-up. */
