@@ -251,6 +251,8 @@ typedef struct hp_ldv_peek_state {
     uint64_t *token;         /* HP_LDV_PEEK_MAGIC while fd is this process's (MADV_WIPEONFORK) */
     _Atomic uint64_t gen;    /* +1 around each thread creation (odd: one under way) */
     _Atomic uint64_t solo_gen; /* == gen: the program runs one thread (libgc's markers aside) */
+    _Atomic uint64_t passes;       /* protect passes so far (hp_ldv_peek_recheck) */
+    _Atomic uint64_t created_pass; /* passes + 1 when a thread was last created */
     int (*gc_get_parallel)(void);
     uint64_t peeks;          /* instructions emulated through the descriptor (.prof) */
 } hp_ldv_peek_state;
@@ -268,6 +270,8 @@ int hp_ldv_peek_fd(void);
  * at the last protect pass and since then: no other thread can touch a
  * page the handler opens for one instruction. */
 int hp_ldv_peek_solo(void);
+/* Was a thread created since the protect pass before the last one? */
+int hp_ldv_peek_created_lately(void);
 /* n bytes at addr, through fd: 0, or -1. Handler-safe. */
 int hp_ldv_peek(int fd, uintptr_t addr, void *buf, size_t n);
 int hp_ldv_poke(int fd, uintptr_t addr, const void *buf, size_t n);

@@ -55,6 +55,13 @@ int hp_ldv_peek_solo(void)
 void hp_ldv_peek_creating(int phase)
 {
     atomic_fetch_add(&hp_ldv_peek_.gen, phase == 2 ? 2 : 1);
+    atomic_store(&hp_ldv_peek_.created_pass, atomic_load(&hp_ldv_peek_.passes) + 1);
+}
+
+int hp_ldv_peek_created_lately(void)
+{
+    uint64_t c = atomic_load(&hp_ldv_peek_.created_pass);
+    return c && c >= atomic_load(&hp_ldv_peek_.passes);
 }
 
 /* Threads of this process, from /proc/self/stat (field 20), or -1. */
@@ -87,6 +94,7 @@ static long count_threads(void)
 
 void hp_ldv_peek_recheck(void)
 {
+    atomic_fetch_add(&hp_ldv_peek_.passes, 1);
     if (hp_ldv_peek_.fd < 0 || !hp_ldv_peek_.token) return;
     uint64_t g1 = atomic_load(&hp_ldv_peek_.gen);
     long n = count_threads();

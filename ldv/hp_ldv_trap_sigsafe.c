@@ -124,11 +124,17 @@ static int within_budget(void)
  * nothing to them. A thread that does read the heap takes a fault on its
  * first access to a protected page, unless that access falls in another
  * thread's one-instruction window (a few microseconds). */
-/* Has another of the program's threads taken a fault since the last
- * protect pass? (The collector's marker threads are not counted: they run
- * while the program's threads are stopped.) A window of a few cycles since
- * that thread's last fault is no evidence it stopped: counting only
- * recent faults was tried and let a missed use pass as certain. */
+/* Has another of the program's threads taken a fault since the protect
+ * pass before the last one, or been created since then? (The collector's
+ * marker threads are not counted: they run while the program's threads
+ * are stopped.) A thread that reads the heap shows itself by a fault at
+ * its first access to a protected page -- unless that first access falls
+ * in this thread's one-instruction window: a thread just created (two
+ * threads reading alternate objects of the same pages lost uses so,
+ * counted certain, when only faults since the last pass counted), or one
+ * that faulted the period before. A window of a few cycles since that
+ * thread's last fault is no evidence it stopped: counting only recent
+ * faults was tried and let a missed use pass as certain. */
 static _Atomic uintptr_t last_faulter;
 static _Atomic uint64_t others_pass;   /* passes + 1 when two threads faulted */
 
@@ -142,7 +148,8 @@ static void note_faulter(void)
 
 static int others_faulted(void)
 {
-    return atomic_load_explicit(&others_pass, memory_order_relaxed) == hp_ldv.passes + 1;
+    uint64_t o = atomic_load_explicit(&others_pass, memory_order_relaxed);
+    return (o && o >= hp_ldv.passes) || hp_ldv_peek_created_lately();
 }
 
 /* May the emulator read the instruction at pc? Code is readable unless it
