@@ -54,6 +54,8 @@ static int traverse_due;                   /* this collection's census needs a t
 
 static void hp_on_collection_event(GC_EventType ev)
 {
+    /* (A sweep may free blocks: the allocation path's page caches go.) */
+    atomic_fetch_add_explicit(&hp_rt.block_epoch, 1, memory_order_release);
     HP_OWNER_ENTER();
     if (ev == GC_EVENT_POST_STOP_WORLD) HP_WORLD_STOPPED(1);
     if (ev == GC_EVENT_PRE_START_WORLD) HP_WORLD_STOPPED(0);

@@ -24,6 +24,13 @@ typedef struct hp_runtime {
      * but none was forced because forced ones had cost their share of the
      * run (the default interval only). */
     _Atomic uint64_t forced_collections, forced_ns, forced_declined;
+    /* Bumped whenever a heap block may come to hold objects of another
+     * kind or size: at every collection event (a block is freed only by a
+     * sweep after a collection) and every explicit free or reallocation (a
+     * large object's block is freed at once). A thread's cache of the last
+     * page it recorded an object on (preload/hp_wrappers.c) is valid while
+     * this has not moved. */
+    _Atomic uint32_t block_epoch;
     /* Why the census being taken has no collection (set by
      * collector_hooks before it, for the profiles that walk the heap to
      * say so), or NULL. */

@@ -28,6 +28,11 @@ typedef struct hp_thread {
     int64_t sample_left;     /* sample=: bytes until the next sample */
     uint64_t sample_state;   /* sample=: the thread's generator (0: not started) */
     uint32_t sample_count;   /* sample=: the weight of the object being recorded */
+    /* The kind and granted size of the objects on page kc_page, as libgc
+     * gave them at hp_rt.block_epoch == kc_epoch (preload/hp_wrappers.c). */
+    uintptr_t kc_page;
+    uint32_t kc_epoch, kc_size;
+    int kc_kind;
     int cc_depth;            /* explicit cost centres pushed (may exceed HP_CC_MAX) */
     uint32_t cc[HP_CC_MAX];  /* their name ids, outermost first */
 } hp_thread;

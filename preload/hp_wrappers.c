@@ -91,9 +91,26 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     if (!base) return;
     /* Asked for every object: the same request can be granted different
      * sizes (a thread's first allocations of a size go through the global
-     * size map, which may round up further than the thread-local lists). */
+     * size map, which may round up further than the thread-local lists).
+     * But a heap block holds objects of one kind and size until it is
+     * freed (hp_rt.block_epoch moves then): an object on the page of the
+     * thread's last one, at the same epoch, has its kind and size. (The
+     * epoch is read first: a block freed meanwhile moves it on.) */
     size_t granted = 0;
-    int kind = hp_real.GC_get_kind_and_size(base, &granted);
+    int kind;
+    uintptr_t page = (uintptr_t)base >> 12;
+    uint32_t epoch = atomic_load_explicit(&hp_rt.block_epoch, memory_order_acquire);
+    if (page == t->kc_page && epoch == t->kc_epoch) {
+        granted = t->kc_size;
+        kind = t->kc_kind;
+    } else {
+        kind = hp_real.GC_get_kind_and_size(base, &granted);
+        t->kc_page = page;
+        t->kc_epoch = epoch;
+        t->kc_size = (uint32_t)(granted < UINT32_MAX ? granted : UINT32_MAX);
+        t->kc_kind = kind;
+        if (granted >= UINT32_MAX) t->kc_page = 0;   /* (not cached) */
+    }
     hp_rec *r = hp_shadow_log_slot(t->log);
     if (!r) return;
     r->base = (uintptr_t)base;
@@ -291,6 +308,7 @@ static void note_resize(void *p, size_t lb)
     void *name params                                                         \
     {                                                                         \
         hp_thread *t_ = enter();                                              \
+        atomic_fetch_add_explicit(&hp_rt.block_epoch, 1, memory_order_release); \
         void *r_ = hp_real.name args;                                         \
         if (t_->depth == 1 && r_ && r_ == p) note_resize(r_, lb);             \
         leave(t_, r_ != p ? r_ : NULL, lb, HP_HOW_REALLOC, 1, HP_FRAME, HP_RET); \
@@ -337,6 +355,7 @@ static void note_free(void *p)
 void GC_free(void *p)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
+    atomic_fetch_add_explicit(&hp_rt.block_epoch, 1, memory_order_release);
     note_free(p);
     hp_tls.depth++;   /* its accesses are the collector's (ldv) */
     hp_real.GC_free(p);
@@ -346,6 +365,7 @@ void GC_free(void *p)
 void GC_debug_free(void *p)
 {
     if (__builtin_expect(!attached(), 0)) attach_or_die();
+    atomic_fetch_add_explicit(&hp_rt.block_epoch, 1, memory_order_release);
     note_free(p);
     hp_tls.depth++;
     hp_real.GC_debug_free(p);

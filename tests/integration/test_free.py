@@ -38,6 +38,27 @@ class Free(hptest.ProfileTest):
         self.assertEqual(prof_field(prof, "allocated"),
                          f"101 objects, {H + K + M} bytes ({101 * 40} requested)")
 
+    def test_block_freed_and_reused_for_another_size(self):
+        # tests/progs/reblock.c: a 16 KiB object GC_free'd, its block at
+        # once carved into 40-byte objects, with no collection between.
+        # The allocation path caches the kind and size of the page it last
+        # recorded an object on; a free must drop that cache (without it,
+        # the small objects on the big one's page were taken for 16 KiB
+        # ones: 1,399,520 bytes instead of 9,600).
+        r, hp, prof = self.profile("reblock")
+        out = out_table(r.stdout)
+        self.assertEqual(out["same_page"], (1,),
+                         "no small object on the freed block's page: the scenario was not "
+                         "exercised")
+        big = out["big"][0]
+        self.assertEqual(out["small"], (SZ,))
+        self.assertEqual(prof_rows(prof), {
+            "big/main": (1, big, 16384, 0, 0),
+            "small/main": (200, 200 * SZ, 200 * 40, 200 * SZ, 200 * SZ),
+        })
+        # The program's census, then the one at exit.
+        self.assertEqual([s for _, s in hp.nonempty()], [{"small/main": 200 * SZ}] * 2)
+
 
 if __name__ == "__main__":
     hptest.main()
