@@ -30,7 +30,7 @@ typedef struct hp_runtime {
      * large object's block is freed at once). A thread's cache of the last
      * page it recorded an object on (preload/hp_wrappers.c) is valid while
      * this has not moved. */
-    _Atomic uint32_t block_epoch;
+    _Atomic uint64_t block_epoch;   /* (64 bits: never wraps back to a cached value) */
     /* Why the census being taken has no collection (set by
      * collector_hooks before it, for the profiles that walk the heap to
      * say so), or NULL. */

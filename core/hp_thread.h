@@ -31,7 +31,8 @@ typedef struct hp_thread {
     /* The kind and granted size of the objects on page kc_page, as libgc
      * gave them at hp_rt.block_epoch == kc_epoch (preload/hp_wrappers.c). */
     uintptr_t kc_page;
-    uint32_t kc_epoch, kc_size;
+    uint64_t kc_epoch;
+    uint32_t kc_size;
     int kc_kind;
     int cc_depth;            /* explicit cost centres pushed (may exceed HP_CC_MAX) */
     uint32_t cc[HP_CC_MAX];  /* their name ids, outermost first */

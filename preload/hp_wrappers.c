@@ -99,7 +99,7 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     size_t granted = 0;
     int kind;
     uintptr_t page = (uintptr_t)base >> 12;
-    uint32_t epoch = atomic_load_explicit(&hp_rt.block_epoch, memory_order_acquire);
+    uint64_t epoch = atomic_load_explicit(&hp_rt.block_epoch, memory_order_acquire);
     if (page == t->kc_page && epoch == t->kc_epoch) {
         granted = t->kc_size;
         kind = t->kc_kind;
