@@ -82,6 +82,23 @@ static inline hp_page *hp_trace_page_find(uintptr_t page)
     }
 }
 
+/* Could `v` point into the heap? (the collector's plausible bounds, read
+ * at hp_trace_begin) */
+static inline int hp_trace_in_heap(uintptr_t v)
+{
+    return v >= hp_trace_ix_.least && v < hp_trace_ix_.greatest;
+}
+
+/* The record of the tracked object starting exactly at `v`, on its page's
+ * entry `p`, or HP_NO_RECORD. */
+static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
+{
+    uint32_t off = (uint32_t)(v & 4095);
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
+    return hp_trace_ix_.slots[p->slot_off + k];
+}
+
 /* The record of the tracked object starting exactly at `base`, or
  * HP_NO_RECORD. */
 static inline uint32_t hp_trace_record_at(uintptr_t base)
@@ -91,11 +108,7 @@ static inline uint32_t hp_trace_record_at(uintptr_t base)
         p = hp_trace_page_find(base >> 12);
         if (p) hp_trace_ix_.last_page = p;
     }
-    if (!p) return HP_NO_RECORD;
-    uint32_t off = (uint32_t)(base & 4095);
-    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
-    return hp_trace_ix_.slots[p->slot_off + k];
+    return p ? hp_trace_record_on(p, base) : HP_NO_RECORD;
 }
 
 /* Ask for the index slot of what `v` would point at, ahead of
@@ -113,15 +126,6 @@ static inline hp_page *hp_trace_prefetch_slot(uintptr_t v)
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
     if (k < p->nslots) __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + k]);
     return p;
-}
-
-/* hp_trace_record_at(v) with v's page entry `p` already found. */
-static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
-{
-    uint32_t off = (uint32_t)(v & 4095);
-    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
-    return hp_trace_ix_.slots[p->slot_off + k];
 }
 
 /* The record of the tracked object of a small-object page that contains

@@ -173,7 +173,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 /* The node of what word v points to, or HP_NO_RECORD. */
 static uint32_t node_of(uintptr_t v, int interior)
 {
-    if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) return HP_NO_RECORD;
+    if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
     /* Most words point at a tracked object's start: the index, inline. */
     uint32_t idx = hp_trace_record_at(v);
     if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
@@ -241,6 +241,24 @@ static void discover(uint32_t t, uintptr_t v)
     ring_n++;
 }
 
+/* A word of an object points at node t: an edge in its place pos, or for
+ * a retainer's word an injection (not an edge: a new start, with the
+ * retainer's identity); t is reached. */
+static void take_word(uint32_t t, uintptr_t v, uint32_t inject, uint32_t set, uint64_t pos)
+{
+    if (inject) add_inject(t, set);
+    else edges[pos] = t;
+    discover(t, v);
+}
+
+/* The next edge's place (edges[*pos]): 0, or -1 when out of memory. */
+static int edge_place(uint64_t *pos)
+{
+    if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return -1;
+    *pos = nedges++;
+    return 0;
+}
+
 /* The oldest waiting word: what it points at, its slot fetched by now. */
 static void resolve_word(void)
 {
@@ -251,14 +269,8 @@ static void resolve_word(void)
      * when the word was read. */
     uint32_t t = w.page ? hp_trace_record_on(w.page, w.v) : HP_NO_RECORD;
     if (t >= nrecs) t = node_of(w.v, all_interior);
-    if (w.inject) {
-        if (t == HP_NO_RECORD) return;
-        add_inject(t, w.set);   /* not an edge: a new start, with its identity */
-    } else {
-        edges[w.pos] = t == HP_NO_RECORD ? HP_SCC_NONE : t;
-        if (t == HP_NO_RECORD) return;
-    }
-    discover(t, w.v);
+    if (t != HP_NO_RECORD) take_word(t, w.v, w.inject, w.set, w.pos);
+    else if (!w.inject) edges[w.pos] = HP_SCC_NONE;
 }
 
 /* Node n's words, read once: what they point to becomes its edges (a
@@ -276,26 +288,19 @@ static void scan(uint32_t n)
     for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
         st.words++;
         uintptr_t v = *(const uintptr_t *)a;
-        if (v < hp_trace_ix_.least || v >= hp_trace_ix_.greatest) continue;
+        if (!hp_trace_in_heap(v)) continue;
+        uint64_t pos = 0;
         if (!use_wring) {   /* resolved at once */
             uint32_t t = node_of(v, all_interior);
             if (t == HP_NO_RECORD) continue;
-            if (is_ret) {
-                add_inject(t, id);
-            } else {
-                if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return;
-                edges[nedges++] = t;
-            }
-            discover(t, v);
+            if (!is_ret && edge_place(&pos) != 0) return;
+            take_word(t, v, (uint32_t)is_ret, id, pos);
             continue;
         }
         const hp_page *pg = hp_trace_prefetch_slot(v);
         if (wring_n == HP_SCC_WRING) resolve_word();
-        pword w = {0, v, pg, id, (uint32_t)is_ret};
-        if (!is_ret) {
-            if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return;
-            w.pos = nedges++;
-        }
+        if (!is_ret && edge_place(&pos) != 0) return;
+        pword w = {pos, v, pg, id, (uint32_t)is_ret};
         wring[(wring_head + wring_n) % HP_SCC_WRING] = w;
         wring_n++;
     }

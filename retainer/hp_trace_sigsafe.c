@@ -21,7 +21,6 @@ static uint64_t depth, stack_cap;
 static hp_rec *recs;
 static size_t nrecs;
 static uint32_t parity;             /* HP_TRACE_PARITY_BIT or 0 */
-static uintptr_t least, greatest;   /* the collector's plausible heap bounds */
 static int all_interior;
 static hp_trace_visit_fn visit;
 /* Merge mode (payloads are bit sets): instead of a depth-first walk per
@@ -52,7 +51,7 @@ static unsigned reachq_head, reachq_n;
 
 uint32_t hp_trace_parity(void) { return parity; }
 
-int hp_trace_plausible(uintptr_t v) { return v >= least && v < greatest; }
+int hp_trace_plausible(uintptr_t v) { return hp_trace_in_heap(v); }
 
 void hp_trace_set_merge(int on) { merge = on; }
 
@@ -85,10 +84,9 @@ int hp_trace_begin(hp_trace_visit_fn fn)
 {
     walk_reset(fn);
     parity ^= HP_TRACE_PARITY_BIT;
-    least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
-    greatest = hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
-    hp_trace_ix_.least = least;
-    hp_trace_ix_.greatest = greatest;
+    hp_trace_ix_.least = hp_trace_ix_.least_p ? (uintptr_t)*hp_trace_ix_.least_p : 0;
+    hp_trace_ix_.greatest =
+        hp_trace_ix_.greatest_p ? (uintptr_t)*hp_trace_ix_.greatest_p : UINTPTR_MAX;
     all_interior = hp_real.GC_get_all_interior_pointers
                        ? hp_real.GC_get_all_interior_pointers() : 1;
     recs = hp_shadow_table(&nrecs);
@@ -314,7 +312,7 @@ static void scan(const hp_titem *it)
     st.words += n;
     for (size_t k = 0; k < n && !failed; k++) {
         uintptr_t v = w[k];
-        if (v < least || v >= greatest) continue;
+        if (!hp_trace_in_heap(v)) continue;
         hp_tentry *e;
         uint32_t idx = target_of(v, it->interior, &e);
         if (idx != HP_NO_RECORD) reach_later(idx, it->payload);
