@@ -497,6 +497,7 @@ void hp_ldv_write_prof(int fd)
     line_u64("  faults initialising new objects", atomic_load(&hp_ldv.init_faults));
     line_u64("  faults on objects made since the pass, or free memory", atomic_load(&hp_ldv.free_faults));
     line_u64("  pages left open, nothing to learn", atomic_load(&hp_ldv.settled_opens));
+    line_u64("  objects a pass left open, used this period", hp_ldv.settled_skipped);
     if (hp_ldv.repeat) {
         uint64_t first = atomic_load(&hp_ldv.budget_first_ns);
         if (first) {

@@ -129,6 +129,7 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t init_faults;       /* a write initialising a new object */
     _Atomic uint64_t free_faults;       /* no object indexed there: made since the pass, or free */
     _Atomic uint64_t settled_opens;     /* pages opened with nothing left to learn */
+    uint64_t settled_skipped;           /* objects a pass left open, used already in the period */
     _Atomic uint64_t shared_opens;      /* opened for one instruction while other
                                            threads ran: their uses there unseen */
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;

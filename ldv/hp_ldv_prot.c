@@ -211,6 +211,27 @@ static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
     return a;
 }
 
+/* Pages with nothing left to learn this period are not protected. At a
+ * pass inside a period (a collection that took no census), an object
+ * already used in the period (or INHERENT_USE) can teach nothing more
+ * until the next census: its first use in the period is known, and its
+ * last use is at least this period until a later one, which the census
+ * pass (that protects every object again: none is used yet in the period
+ * it begins) will watch. A page holding only such objects stays open; its
+ * faults would all be fruitless. Exact: no first use is missed. */
+static uint32_t settled_period;   /* the period being passed over, when a later pass in it */
+static int settled_on;            /* this pass leaves settled objects' pages open */
+
+static inline int settled(hp_rec *recs, const hp_ldv_ent *x)
+{
+    if (!settled_on) return 0;
+    uint32_t w = __atomic_load_n(hp_ldv_word_at(&recs[x->idx], x->idx), __ATOMIC_RELAXED);
+    if (w & HP_LDV_INHERENT) return 1;
+    if (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (settled_period & HP_LDV_PERIOD)) return 0;
+    hp_ldv.settled_skipped++;
+    return 1;
+}
+
 /* Entry i (in base order) joins the last run of pages or starts one. */
 static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
                            const hp_ldv_ent *x, size_t i)
@@ -274,6 +295,9 @@ void hp_ldv_protect(void)
                            (hp_ldv_gc_pages_executable() ? PROT_EXEC : 0);
     /* The index: every live record, sorted by base. */
     uint64_t t0 = hp_mono_ns();
+    uint32_t period_now = atomic_load(&hp_rt.period);
+    settled_on = hp_ldv.passes > 0 && period_now == settled_period;
+    settled_period = period_now;
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
     if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
@@ -329,15 +353,15 @@ void hp_ldv_protect(void)
             if (to == UINT32_MAX) continue;
             x.idx = to;
             while (next_add < x.base) {
-                add_run(runs, first, &nr, &sorted[b], n);
+                if (!settled(recs, &sorted[b])) add_run(runs, first, &nr, &sorted[b], n);
                 dst[n++] = sorted[b++];
                 next_add = b < nadd ? sorted[b].base : UINTPTR_MAX;
             }
-            add_run(runs, first, &nr, &x, n);
+            if (!settled(recs, &x)) add_run(runs, first, &nr, &x, n);
             dst[n++] = x;
         }
         for (; b < nadd; b++) {
-            add_run(runs, first, &nr, &sorted[b], n);
+            if (!settled(recs, &sorted[b])) add_run(runs, first, &nr, &sorted[b], n);
             dst[n++] = sorted[b];
         }
         cur = !cur;
@@ -358,7 +382,8 @@ void hp_ldv_protect(void)
             e = (hp_ldv_ent *)ents_vec.base;
         }
         cur = 0;
-        for (size_t i = 0; i < n; i++) add_run(runs, first, &nr, &e[i], i);
+        for (size_t i = 0; i < n; i++)
+            if (!settled(recs, &e[i])) add_run(runs, first, &nr, &e[i], i);
     }
     indexed_len = len;
     index_valid = 1;
@@ -397,7 +422,8 @@ void hp_ldv_protect(void)
     for (size_t k = 0; k < nr; k++) {
         if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
             for (uint32_t i = first[k]; i < first[k + 1]; i++)
-                hp_ldv_make_inherent(&recs[e[i].idx], next);
+                if (e[i].base < runs[k].hi && e[i].base + e[i].size > runs[k].lo)
+                    hp_ldv_make_inherent(&recs[e[i].idx], next);
             hp_ldv.runs_skipped++;
             continue;
         }

@@ -137,6 +137,27 @@ class Ldv(hptest.ProfileTest):
         self.assertEqual(set(out), {"DRAG", "VOID"}, prof[-800:])
         return out
 
+    def test_settled_pages_left_open_inside_a_period(self):
+        """A collection inside a period (no census) leaves open the pages
+        whose objects are all used already in the period, and no first use
+        is lost: ldv_settled (every object used in its period, held to
+        exit) is all DRAG at the exit census; its 16-page object, read
+        again after the second collection, costs no fault then (64 + 64
+        small objects, one fault each, and 16 for the big one's first
+        read: 144; protected again, as before this rule, 160)."""
+        for policy in ("precise", "adaptive"):
+            with self.subTest(policy=policy):
+                r, hp, prof = self.profile("ldv_settled",
+                                           heapprof="ldv,interval=1000,ldv=" + policy)
+                nbytes = out_table(r.stdout)["bytes"][0]
+                last = hp.samples[-2][1]   # (the last sample is the empty bookend)
+                self.assertEqual(last, {"DRAG": nbytes}, hp.text)
+                self.assertTrue(all("VOID" not in s for _, s in hp.samples), hp.text)
+                # passes 2 and 3 each leave big and early[64] open
+                self.assertEqual(prof_field(prof, "objects a pass left open, used this period"),
+                                 "130")
+                self.assertEqual(prof_field(prof, "faults"), "144")
+
     def test_adaptive_is_exact_here(self):
         # The default: on this program its fruitless-fault limit is never reached.
         got, prof = self.truth_run("adaptive")
