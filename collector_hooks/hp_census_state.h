@@ -11,6 +11,7 @@ typedef struct hp_census_figures {
     uint64_t peak_bytes, peak_objects;
     double peak_time, last_census_time;
     uint64_t shadow_at_peak, logs_at_peak;
+    uint64_t census_ns;           /* time in the censuses' own work: their passes, traversals */
     int unjudged_census;          /* the last census was taken without a collection */
     const char *unjudged_why;     /* and why */
     int peak_seen;

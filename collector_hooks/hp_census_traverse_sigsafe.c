@@ -6,6 +6,7 @@
 #include "collector_hooks/hp_census_state.h"
 #include "collector_hooks/hp_schemes.h"
 #include "core/hp_assert.h"
+#include "core/hp_rt.h"
 #include "core/hp_shadow.h"
 
 int hp_census_traversed;
@@ -14,9 +15,11 @@ void hp_census_traverse(uint64_t mark_ns)
 {
     HP_ASSERT_WORLD_STOPPED();
     if (!hp_schemes_traverse()) return;
+    uint64_t t0 = hp_mono_ns();
     hp_shadow_drain(NULL, NULL);
     HP_SCHEMES_EACH(traverse, mark_ns);
     hp_census_traversed = 1;
+    hp_cf.census_ns += hp_mono_ns() - t0;
 }
 
 void hp_census_mark_end(void) { HP_SCHEMES_EACH(mark_end); }
