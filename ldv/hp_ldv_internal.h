@@ -192,7 +192,7 @@ typedef struct hp_ldv_prot_state {
     _Atomic int protecting;
     hp_vec waste_vec;                       /* per page: int16 balance of fruitless
                                                faults against new uses */
-    hp_vec opened_vec;                      /* 1: heapprof opened the page this period */
+    hp_vec opened_vec;                      /* a byte a page: HP_LDV_OPENED, HP_LDV_SHARED_MARKED */
     int opened_ok;                          /* opened_vec covers every run's pages */
     _Atomic int gave_way;                   /* 1 opening, 2 done: the rest of the
                                                period has every page open */
@@ -300,6 +300,16 @@ int hp_ldv_page_settled(uintptr_t page);
  * later clears it). Called at the collection's start, for the pages opened
  * in the period (opened_vec). */
 void hp_ldv_span_unwatched(uintptr_t lo, uintptr_t hi);
+/* opened_vec's bits: heapprof opened the page for the rest of the period;
+ * the page's objects not yet used were marked unwatched, for an opening
+ * while other threads ran (hp_ldv_trap_sigsafe.c). */
+#define HP_LDV_OPENED 1
+#define HP_LDV_SHARED_MARKED 2
+/* Is this the pass's first opening of `page` for one instruction while
+ * other threads ran? Only the first needs hp_ldv_span_unwatched: the
+ * objects it leaves alone are used already in the period, and a pass
+ * lies within one period, so a later call would mark nothing new. */
+int hp_ldv_page_first_shared_open(uintptr_t page);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */

@@ -54,7 +54,18 @@ static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
     if (hi > r->hi) hi = r->hi;
     _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off;
     for (uintptr_t p = lo; p < hi; p += HP_PAGE)
-        atomic_store_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], 1, memory_order_relaxed);
+        atomic_fetch_or_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], HP_LDV_OPENED,
+                                 memory_order_relaxed);
+}
+
+int hp_ldv_page_first_shared_open(uintptr_t page)
+{
+    const hp_ldv_run *r = hp_ldv_find_run(page);
+    if (!r || !hp_ldv_prot_.opened_ok) return 1;
+    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off +
+                         ((page - r->lo) >> HP_PAGE_SHIFT);
+    return !(atomic_fetch_or_explicit(o, HP_LDV_SHARED_MARKED, memory_order_relaxed) &
+             HP_LDV_SHARED_MARKED);
 }
 
 static int open_span(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
@@ -155,8 +166,9 @@ int hp_ldv_page_held(uintptr_t page)
     const hp_ldv_run *run = hp_ldv_find_run(page);
     if (!run) return 0;
     if (hp_ldv_prot_.opened_ok &&
-        atomic_load_explicit((_Atomic uint8_t *)opened_vec.base + run->off +
-                             ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed))
+        (atomic_load_explicit((_Atomic uint8_t *)opened_vec.base + run->off +
+                              ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed) &
+         HP_LDV_OPENED))
         return 0;
     hp_ldv_stepping *e = stepping_of(page, 0);
     if (e && atomic_load(&e->count) > 0) return 0;

@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     spin();
     GC_gcollect();                       /* census 5 */
     sum += read_all(hot, H);
+    spin();                              /* (the last period, to the census at exit) */
     printf("held %zu held2 %zu never %zu hot %zu\n", granted(held, N), granted(held2, N),
            granted(never, M), granted(hot, H));
     fflush(stdout);
