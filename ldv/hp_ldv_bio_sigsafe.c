@@ -144,6 +144,12 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
     uint32_t *wp = hp_ldv_word_at(r, e->idx);
     uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+    /* The index's bit: nothing left to learn of this object this period
+     * (the next pass inside the period need not protect it). */
+    if (hp_ldv.used_bits && e >= hp_ldv.ents && e < hp_ldv.ents + hp_ldv.nents) {
+        size_t i = (size_t)(e - hp_ldv.ents);
+        __atomic_fetch_or(&hp_ldv.used_bits[i >> 6], 1ull << (i & 63), __ATOMIC_RELAXED);
+    }
     while (!(w & HP_LDV_INHERENT) &&
            (!(w & HP_LDV_USED) || (w & HP_LDV_PERIOD) < (period & HP_LDV_PERIOD))) {
         if (__atomic_compare_exchange_n(wp, &w, want, 0, __ATOMIC_RELAXED,

@@ -112,6 +112,7 @@ typedef struct hp_ldv_state {
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */
     _Atomic int stopped;            /* at exit: no more protection */
     hp_ldv_ent *ents; size_t nents;
+    uint64_t *used_bits;            /* a bit per entry of ents: used this period (hp_ldv_prot.c) */
     hp_ldv_run *runs; size_t nruns;
     uintptr_t lo, hi;               /* span of the runs */
     hp_rec *recs;                   /* the shadow table when the index was built */
