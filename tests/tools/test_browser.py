@@ -428,7 +428,22 @@ class BrowserTest(unittest.TestCase):
             built = [i for i in before if vals["LAG"][i] >= tree]
             self.assertTrue(built and built[-1] == before[-1], data)
             self.assertEqual(built, before[before.index(built[0]):], data)
-            for i in (built[0], before[-1]):
+            # The tooltip names the band of the sample nearest the pointer:
+            # a sample within two pixels of the next one cannot be pointed
+            # at on its own. Under ldv the walk is mostly faults, which the
+            # profile's clock leaves out, so the census just before it and
+            # the one at exit can share an x (0.3 ms of the program's own
+            # time on this machine).
+            P = self.plot(page)
+            px = P["w"] / (P["t1"] - P["t0"])
+
+            def alone(i):
+                return all(abs(times[j] - times[i]) * px >= 2
+                           for j in (i - 1, i + 1) if 0 <= j < len(times))
+
+            pointable = [i for i in built if alone(i)]
+            self.assertTrue(pointable, (built, times))
+            for i in (pointable[0], pointable[-1]):
                 self.assertEqual(band_at("LAG", i), "LAG", (i, times[i]))
             # After the walk: the tree used, and held to the end.
             self.assertGreaterEqual(vals["DRAG"][after], tree * 0.95)
