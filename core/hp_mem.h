@@ -18,6 +18,7 @@ typedef struct hp_vec {
     size_t reserved;       /* bytes reserved */
     size_t committed;      /* bytes readable and writable from base */
     int how;               /* slot mapped on demand, or plain reservation */
+    unsigned grow_pct;     /* growth step, percent of what is committed; 0: double */
 } hp_vec;
 
 /* Claim `max_bytes` of addresses (mapping nothing yet). Returns 0 on

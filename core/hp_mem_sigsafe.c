@@ -141,8 +141,11 @@ int hp_vec_ensure(hp_vec *v, size_t bytes)
     if (bytes <= v->committed) return 0;
     if (v->base == NULL) return -1;
     size_t want = round_up(bytes, HP_COMMIT_STEP);
-    /* Grow geometrically so large vectors cost few system calls. */
-    if (want < v->committed * 2) want = v->committed * 2;
+    /* Grow geometrically so large vectors cost few system calls: double,
+     * or by grow_pct (a big dense array whose committed size the .prof
+     * reports, where doubling would leave up to half of it slack). */
+    size_t step = v->grow_pct ? v->committed / 100 * v->grow_pct : v->committed;
+    if (want < v->committed + step) want = round_up(v->committed + step, HP_COMMIT_STEP);
     if (want > v->reserved) want = v->reserved;
     if (want < bytes) return -1;
     if (commit_range(v, v->committed, want) != 0) {
