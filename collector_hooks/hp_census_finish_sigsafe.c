@@ -162,6 +162,18 @@ static const char *warnings(void)
                               "intervals pass without one), or GC_gcollect() where the "
                               "heap is of interest\n");
     }
+    /* Objects heapprof could not record: the profile undercounts them. */
+    uint64_t lost_bytes, lost = hp_shadow_lost(&lost_bytes);
+    if (lost) {
+        hp_buf_str(&warn_buf, "warning: ");
+        hp_buf_u64(&warn_buf, lost);
+        hp_buf_str(&warn_buf, lost == 1 ? " object (" : " objects (");
+        hp_buf_u64(&warn_buf, lost_bytes);
+        hp_buf_str(&warn_buf, " bytes) were not recorded: heapprof had no memory left for "
+                              "its allocation logs or record table (address space or "
+                              "memory: RLIMIT_AS, overcommit), so every figure leaves "
+                              "them out\n");
+    }
     uint32_t nstats;
     hp_ccs_stats *stats = hp_ccstats_table(&nstats);
     hp_filter_warnings(&warn_buf, stats, nstats);
@@ -233,9 +245,26 @@ static void say_done(void)
             hp_buf_u64(&msg, hp_checkpoint_census());
         }
     }
+    if (msg.failed) {
+        /* No memory even for the message: say that much, from the stack. */
+        char line[HP_OUT_MAX + 160];
+        size_t n = 0;
+        const char *parts[] = {"heapprof: out of memory (the program's address-space limit, "
+                               "RLIMIT_AS, or the system's): the profile of ",
+                               hp_rt.program, " may be incomplete or missing"};
+        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+            size_t l = strlen(parts[k]);
+            if (l > sizeof line - 1 - n) l = sizeof line - 1 - n;
+            memcpy(line + n, parts[k], l);
+            n += l;
+        }
+        line[n] = 0;
+        hp_say(line);
+        return;
+    }
     hp_say(hp_buf_cstr(&msg));
     /* What the profile cannot tell (also in the .prof). */
-    if (hp_totals.objects == 0) return;
+    if (hp_totals.objects == 0 && hp_shadow_lost(NULL) == 0) return;
     const char *w = warnings();
     while (*w) {
         const char *nl = strchr(w, '\n');
@@ -380,6 +409,7 @@ void hp_census_finish(int from_signal)
      * files as they are, readable up to the last whole sample. */
     if (!hp_output_take_role()) return;
     hp_output_finished = 1;
+    hp_mem_set_final();   /* the files may take what the program left */
     hp_symbols_set_signal_context(from_signal);
     double end = hp_profile_seconds(hp_mono_ns());
     if (end < hp_cf.last_census_time) end = hp_cf.last_census_time;

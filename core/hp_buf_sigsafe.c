@@ -99,7 +99,10 @@ int hp_buf_write(hp_buf *b, int fd)
     int rc = writer ? writer(fd, b->vec.base, b->len)
                     : hp_sys_write_all(fd, b->vec.base, b->len);
     if (rc != 0 && !first_error) first_error = errno ? errno : EIO;
-    return rc;
+    /* Text that could not be put in the buffer is missing from the file:
+     * a file written without it is not whole. */
+    if (b->failed && !first_error) first_error = ENOMEM;
+    return rc != 0 || b->failed ? -1 : 0;
 }
 
 void hp_buf_hex(hp_buf *b, uint64_t v)

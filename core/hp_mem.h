@@ -28,6 +28,10 @@ int hp_vec_reserve(hp_vec *v, size_t max_bytes);
  * reservation is exhausted or the kernel refuses. Not thread-safe: callers
  * serialise growth of one vec. */
 int hp_vec_ensure(hp_vec *v, size_t bytes);
+/* Under the program's RLIMIT_AS heapprof commits at most half of what the
+ * program leaves; at the end (the files are being written, the program is
+ * done) it may take what is left. Async-signal-safe. */
+void hp_mem_set_final(void);
 /* Give pages beyond `keep_bytes` back to the kernel (they stay reserved). */
 void hp_vec_trim(hp_vec *v, size_t keep_bytes);
 

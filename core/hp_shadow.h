@@ -124,6 +124,12 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx);
 size_t hp_shadow_records(void);      /* records in the main table */
 size_t hp_shadow_bytes(void);        /* main table bytes committed */
 size_t hp_shadow_log_bytes(void);    /* allocation logs (chunks) committed */
+/* Objects not recorded for want of memory (no log chunk, no room in the
+ * table): one, with its granted bytes; or records taken from a log; and
+ * the totals (objects; *bytes). Async-signal-safe. */
+void hp_shadow_lost_one(size_t granted);
+void hp_shadow_lost_recs(const hp_rec *recs, size_t n);
+uint64_t hp_shadow_lost(uint64_t *bytes);
 
 /* Around fork(): in the child only the forking thread survives. */
 void hp_shadow_prefork(void);

@@ -9,6 +9,7 @@
 #include "core/hp_shadow_internal.h"
 #include "core/hp_assert.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #define registry hp_store_.registry
@@ -20,6 +21,30 @@
 #define freed_len hp_store_.freed_len
 
 static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
+
+/* Objects not recorded for want of memory (a log chunk, room in the table):
+ * the profile undercounts them, and says so at exit. */
+static _Atomic uint64_t lost_objects, lost_bytes;
+
+void hp_shadow_lost_one(size_t granted)
+{
+    atomic_fetch_add_explicit(&lost_objects, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&lost_bytes, granted, memory_order_relaxed);
+}
+
+void hp_shadow_lost_recs(const hp_rec *recs, size_t n)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < n; i++) b += recs[i].granted;
+    atomic_fetch_add_explicit(&lost_objects, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&lost_bytes, b, memory_order_relaxed);
+}
+
+uint64_t hp_shadow_lost(uint64_t *bytes)
+{
+    if (bytes) *bytes = atomic_load_explicit(&lost_bytes, memory_order_relaxed);
+    return atomic_load_explicit(&lost_objects, memory_order_relaxed);
+}
 
 hp_rec *hp_shadow_room(size_t need)
 {
@@ -82,12 +107,15 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
 {
     drain_ctx *d = arg;
     if (!d->visit) {
-        table_push_many(recs, n);
+        if (table_push_many(recs, n) != 0) hp_shadow_lost_recs(recs, n);
         return;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (table_push_many(&recs[i], 1) == 0)
             d->visit(&((hp_rec *)table.base)[table_len - 1], HP_EV_NEW, d->ctx);
+        else
+            hp_shadow_lost_recs(&recs[i], 1);
+    }
 }
 
 void hp_shadow_drain(hp_visit_fn visit, void *ctx)

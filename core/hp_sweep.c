@@ -153,7 +153,10 @@ static void judge_span(hp_rec *recs, size_t n, void *arg)
     size_t idx0 = s->next_idx;
     s->next_idx += n;
     hp_rec *table = hp_shadow_room(s->out + n);
-    if (!table) return;   /* out of memory: these records are lost */
+    if (!table) {   /* out of memory: these records are lost (said at exit) */
+        hp_shadow_lost_recs(recs, n);
+        return;
+    }
     s->table = table;
     s->judge_range(s, recs, n, idx0, 0);
 }

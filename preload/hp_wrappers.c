@@ -112,7 +112,10 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
         if (granted >= UINT32_MAX) t->kc_page = 0;   /* (not cached) */
     }
     hp_rec *r = hp_shadow_log_slot(t->log);
-    if (!r) return;
+    if (!r) {   /* out of memory for the log: said at exit */
+        hp_shadow_lost_one(granted);
+        return;
+    }
     r->base = (uintptr_t)base;
     r->ccs = ccs;
     r->req = sat32(req);

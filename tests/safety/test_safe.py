@@ -8,6 +8,7 @@ program's own files byte for byte; then checks the profile is valid
 claims only what was written.
 """
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -153,6 +154,28 @@ class Safe(unittest.TestCase):
         for m, (r, d) in runs.items():
             self.assertNotIn("Out of Memory", r.stderr, m)
             self.assert_profile(r, d, "sf_rlimit_as")
+
+    #    A limit that fits the program's heap but not heapprof's records
+    #    of it: the program's allocations all succeed as alone (791,168 of
+    #    2,000,000 failed when heapprof took the room first); heapprof
+    #    records what fits in half of what the program leaves, and says, in
+    #    the .prof and at exit, how many objects it could not record.
+    def test_tight_rlimit_as_program_first(self):
+        plain, runs = self.same_as_plain("sf_rlimit_tight", modes=("cc", "ldv"))
+        self.assertEqual(plain.returncode, 0)
+        self.assertIn("failed allocations: 0", plain.stdout)
+        for m, (r, d) in runs.items():
+            self.assertNotIn("Out of Memory", r.stderr, m)
+            self.assert_profile(r, d, "sf_rlimit_tight")
+            said = re.search(r"heapprof: warning: (\d+) objects \((\d+) bytes\) were not "
+                             r"recorded: heapprof had no memory left", r.stderr)
+            self.assertIsNotNone(said, r.stderr[-600:])
+            with open(os.path.join(d, "sf_rlimit_tight.prof")) as f:
+                prof = f.read()
+            self.assertIn("(warning: %s objects (%s bytes) were not recorded" % said.groups(), prof)
+            allocated = int(re.search(r"allocated\s+(\d+) objects", prof).group(1))
+            # every allocation is either in the profile or counted as lost
+            self.assertEqual(allocated + int(said.group(1)), 2000001, m)
 
     # 7. Output never follows a planted link, opens a FIFO, or writes into a
     #    file another user owns.
