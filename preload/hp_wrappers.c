@@ -133,7 +133,11 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
 __attribute__((noinline)) static void record(hp_thread *t, void *p, size_t req, int how,
                                               int need_base, void *frame, void *ret)
 {
-    if (!t->ready && hp_thread_setup(t) != 0) return;
+    if (!t->ready && hp_thread_setup(t) != 0) {   /* out of memory: said at exit */
+        void *base = need_base ? hp_real.GC_base(p) : p;
+        if (base) hp_shadow_lost_one(hp_real.GC_size(base));
+        return;
+    }
     log_object(t, p, req, how, need_base, hp_capture_ccs(t, frame, ret));
 }
 
@@ -142,7 +146,11 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
                                                   void *frame, void *ret)
 {
     if (hp_rt.cfg.no_stacks) return;   /* stacks=no: no records */
-    if (!t->ready && hp_thread_setup(t) != 0) return;
+    if (!t->ready && hp_thread_setup(t) != 0) {   /* out of memory: said at exit */
+        for (void *p = list; p; p = *(void **)p)
+            if (!hp_sample_on || sample_here(t, req)) hp_shadow_lost_one(hp_real.GC_size(p));
+        return;
+    }
     uint32_t ccs = UINT32_MAX;   /* captured at the first object recorded */
     for (void *p = list; p; p = *(void **)p) {
         if (hp_sample_on && !sample_here(t, req)) continue;
