@@ -29,6 +29,7 @@
 #include "core/hp_mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -148,7 +149,7 @@ static int commit_range(hp_vec *v, size_t from, size_t to)
 static size_t vm_size_now(void)
 {
     char b[64];
-    int fd = hp_sys_open("/proc/self/statm", 0 /* O_RDONLY */, 0);
+    int fd = hp_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return 0;
     long n = hp_sys_read(fd, b, sizeof b - 1);
     hp_sys_close(fd);
