@@ -239,3 +239,27 @@ Test(mem, slots_are_disjoint_and_never_replace_a_mapping)
     a.base[((size_t)2 << 20) - 1] = 1;
     munmap(theirs, 4096);
 }
+
+/* A vec with grow_pct grows by that share of what it has committed (in
+ * 256 KiB steps), not double: the record table's slack stays under a
+ * fifth of it. Without, it doubles. */
+Test(mem, vec_grows_by_its_share)
+{
+    hp_vec v = {0};
+    cr_assert_eq(hp_vec_reserve(&v, (size_t)1 << 32), 0);
+    v.grow_pct = 25;
+    cr_assert_eq(hp_vec_ensure(&v, (size_t)4 << 20), 0);
+    cr_assert_eq(v.committed, (size_t)4 << 20);
+    cr_assert_eq(hp_vec_ensure(&v, ((size_t)4 << 20) + 1), 0);
+    cr_assert_eq(v.committed, (size_t)5 << 20, "committed %zu", v.committed);
+    cr_assert_eq(hp_vec_ensure(&v, ((size_t)5 << 20) + 1), 0);
+    cr_assert_eq(v.committed, ((size_t)25 << 20) / 4,   /* 5 MiB + 1.25 MiB */
+                 "committed %zu", v.committed);
+    hp_vec d = {0};
+    cr_assert_eq(hp_vec_reserve(&d, (size_t)1 << 32), 0);
+    cr_assert_eq(hp_vec_ensure(&d, (size_t)4 << 20), 0);
+    cr_assert_eq(hp_vec_ensure(&d, ((size_t)4 << 20) + 1), 0);
+    cr_assert_eq(d.committed, (size_t)8 << 20);
+    hp_vec_trim(&v, 0);
+    hp_vec_trim(&d, 0);
+}
