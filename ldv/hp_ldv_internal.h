@@ -306,11 +306,11 @@ void hp_ldv_span_unwatched(uintptr_t lo, uintptr_t hi);
  * while other threads ran (hp_ldv_trap_sigsafe.c). */
 #define HP_LDV_OPENED 1
 #define HP_LDV_SHARED_MARKED 2
-/* Is this the pass's first opening of `page` for one instruction while
- * other threads ran? Only the first needs hp_ldv_span_unwatched: the
+/* Is this the pass's first opening of `page` (in `run`, the handler's
+ * look-up) for one instruction while other threads ran? Only the first needs hp_ldv_span_unwatched: the
  * objects it leaves alone are used already in the period, and a pass
  * lies within one period, so a later call would mark nothing new. */
-int hp_ldv_page_first_shared_open(uintptr_t page);
+int hp_ldv_page_first_shared_open(uintptr_t page, const hp_ldv_run *run);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */

@@ -58,9 +58,8 @@ static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
                                  memory_order_relaxed);
 }
 
-int hp_ldv_page_first_shared_open(uintptr_t page)
+int hp_ldv_page_first_shared_open(uintptr_t page, const hp_ldv_run *r)
 {
-    const hp_ldv_run *r = hp_ldv_find_run(page);
     if (!r || !hp_ldv_prot_.opened_ok) return 1;
     _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off +
                          ((page - r->lo) >> HP_PAGE_SHIFT);

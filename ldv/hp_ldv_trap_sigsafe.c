@@ -284,7 +284,8 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
          * this period, the page's objects not yet seen used this period
          * become uncertain (until a use is seen). */
         if (!hp_ldv_peek_solo() && others_faulted()) {
-            if (hp_ldv_page_first_shared_open(page)) hp_ldv_span_unwatched(page, page + HP_PAGE);
+            if (hp_ldv_page_first_shared_open(page, run))
+                hp_ldv_span_unwatched(page, page + HP_PAGE);
             atomic_fetch_add_explicit(&hp_ldv.shared_opens, 1, memory_order_relaxed);
         }
         ok = hp_ldv_step_open(page) == 0;
