@@ -64,6 +64,9 @@ void hp_ldv_protect(void);
 void hp_ldv_write_samples(int fd);
 /* The .prof additions: protection figures, tables by drag and void. */
 void hp_ldv_write_prof(int fd);
+/* The exit's warning lines (the scheme's warnings): a tenth or more of
+ * DRAG and VOID uncertain. After the last deaths. */
+void hp_ldv_warnings(hp_buf *b);
 /* A checkpoint after census t (owner context, right after the census):
  * the samples as if the program had ended at census t, every record still
  * alive dying there, without changing the biography. begin (0, or -1:

@@ -422,6 +422,45 @@ static void uncertain_lines(void)
     hp_buf_chr(&out, '\n');
 }
 
+/* The exit's warning when a tenth or more of the DRAG and VOID
+ * byte-seconds are uncertain (see uncertain_lines): the .hp alone shows
+ * them as fact. Says why pages were left open and what sees more. */
+void hp_ldv_warnings(hp_buf *b)
+{
+    const ccs_cost *k = (const ccs_cost *)cost_vec.base;
+    double all = 0, unsure = 0;
+    for (uint32_t i = 0; i < ncost; i++) {
+        all += k[i].drag_bs + k[i].void_bs;
+        unsure += k[i].drag_unsure_bs + k[i].void_unsure_bs;
+    }
+    if (all <= 0 || unsure < all / 10) return;
+    hp_buf_str(b, "warning: ");
+    hp_buf_fixed(b, 100.0 * unsure / all, 1);
+    hp_buf_str(b, "% of the DRAG and VOID byte-seconds are uncertain (part of them may be "
+                  "LAG or USE): ");
+    uint64_t past = atomic_load(&hp_ldv.budget_first_ns);
+    if (!hp_ldv.precise) {
+        hp_buf_str(b, "ldv=page leaves a page open for the rest of a period at its first "
+                      "fault, so later first uses of its other objects are not seen; the "
+                      "default policy (ldv=adaptive) or ldv=precise sees them, at more cost");
+    } else if (hp_ldv.repeat && past) {
+        hp_buf_str(b, "the policy's fault budget was spent at ");
+        hp_buf_fixed(b, (double)past / 1e9, 2);
+        hp_buf_str(b, " s of the program's time, and pages were left open from then on "
+                      "before their objects were seen used; a larger budget (budget=X: 0.5 s "
+                      "plus X times the program's time in fault handlers, default 0.1; "
+                      "heapprof --budget=X) or ldv=precise sees more, at more cost");
+    } else if (hp_ldv.repeat) {
+        hp_buf_str(b, "the policy left pages open after faults that found no new use, "
+                      "before their other objects were seen used; repeat=16 (heapprof "
+                      "--repeat=16) or ldv=precise sees more, at more cost");
+    } else {
+        hp_buf_str(b, "pages were left open for system calls' buffers or for want of "
+                      "map entries");
+    }
+    hp_buf_str(b, "; the .prof's \"Uncertain DRAG and VOID\" gives the figures\n");
+}
+
 /* The top names by drag (which = 0) or void (1), 20 rows (after
  * fold_by_name). */
 static void table(int which)
@@ -513,7 +552,7 @@ void hp_ldv_write_prof(int fd)
         } else {
             hp_buf_str(&out, "  past the budget first at (s)     never\n");
         }
-        line_u64("  pages left open past the budget", atomic_load(&hp_ldv.budget_opens));
+        line_u64("  pages left open while past the budget", atomic_load(&hp_ldv.budget_opens));
     }
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));

@@ -106,7 +106,7 @@ typedef struct hp_ldv_state {
     uint64_t budget_floor_ns;
     _Atomic int within_budget;      /* 1 while the credit may be spent */
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
-    _Atomic uint64_t budget_opens;  /* pages left open early because past it */
+    _Atomic uint64_t budget_opens;  /* pages left open while past it */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */

@@ -243,11 +243,12 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     _Atomic int16_t *w = balance_of(addr, run);
     int lim = balance_limit();
     int n = atomic_load_explicit(w, memory_order_relaxed);
-    int credit_dropped = !rich && n < 0;   /* past the budget: credit no longer counts */
-    if (credit_dropped) n = 0;
+    if (!rich && n < 0) n = 0;   /* past the budget: credit no longer counts */
     if (n < 30000) n++;
     atomic_store_explicit(w, (int16_t)n, memory_order_relaxed);
-    if (credit_dropped && n >= lim)   /* open now only because of the budget */
+    /* Opened while past the budget (a page whose new uses would have paid
+     * for it within the budget earns nothing now, banked credit or not). */
+    if (!rich && n == lim)
         atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
     return n >= lim;
 }

@@ -30,6 +30,7 @@ const hp_scheme hp_scheme_ldv = {
     .stop = hp_ldv_stop,
     .write_samples = hp_ldv_write_samples,
     .write_prof = hp_ldv_write_prof,
+    .warnings = hp_ldv_warnings,
     .checkpoint_begin = hp_ldv_checkpoint_begin,
     .checkpoint_rec = hp_ldv_checkpoint_rec,
     .checkpoint_samples = hp_ldv_checkpoint_samples,
@@ -53,6 +54,12 @@ static void byret_moved(size_t from, size_t to)
 {
     hp_ldv_moved(from, to);
     hp_ldv_byret_moved(from, to);
+}
+
+static void byret_warnings(hp_buf *b)
+{
+    hp_retainer_warnings(b);
+    hp_ldv_warnings(b);
 }
 
 static void byret_after_sweep(void)
@@ -84,7 +91,7 @@ const hp_scheme hp_scheme_ldv_retainer = {
     .postfork_child = hp_ldv_byret_postfork_child,
     .write_samples = hp_ldv_write_samples,
     .write_prof = hp_ldv_byret_write_prof,
-    .warnings = hp_retainer_warnings,
+    .warnings = byret_warnings,
     .checkpoint_begin = hp_ldv_checkpoint_begin,
     .checkpoint_rec = hp_ldv_checkpoint_rec,
     .checkpoint_samples = hp_ldv_checkpoint_samples,

@@ -235,11 +235,30 @@ class Ldv(hptest.ProfileTest):
         # system call on a heap buffer: under precise nothing is uncertain;
         # under page (every page stays open after its first fault) most
         # VOID is (not on pages no read touched); adaptive lies between.
-        got = {}
+        got, warned = {}, {}
         for policy in ("precise", "adaptive", "page"):
             r, hp, prof = self.profile(["ldv_stress", "8"],
                                        heapprof="ldv,interval=0,ldv=" + policy)
             got[policy] = self.uncertain(prof)
+            warned[policy] = [l for l in r.stderr.splitlines() if "are uncertain" in l]
+            # The exit says so when a tenth or more is uncertain (the .hp
+            # alone shows it as fact), with the share the .prof gives, why,
+            # and what sees more; the .prof repeats it.
+            (dt, du), (vt, vu) = got[policy]["DRAG"], got[policy]["VOID"]
+            share = 100 * (du + vu) / (dt + vt)
+            if share < 10:
+                self.assertEqual(warned[policy], [], policy)
+                continue
+            self.assertEqual(len(warned[policy]), 1, (policy, r.stderr))
+            line = warned[policy][0]
+            self.assertTrue(line.startswith("heapprof: warning: "), line)
+            said = float(line.split("warning: ")[1].split("%")[0])
+            self.assertAlmostEqual(said, share, delta=0.11)
+            self.assertIn(line[len("heapprof: "):], prof)
+            if policy == "page":
+                self.assertIn("ldv=page leaves a page open", line)
+        self.assertEqual(warned["precise"], [])
+        self.assertNotEqual(warned["page"], [])
         for band in ("DRAG", "VOID"):
             self.assertGreater(got["precise"][band][0], 0, band)
             self.assertEqual(got["precise"][band][1], 0.0, band)
