@@ -37,7 +37,9 @@ int hp_shadow_init(void)
     meta_arena.vec.grow_pct = 25;   /* the allocation logs' chunks: the same */
     if (hp_vec_reserve(&table, (size_t)1 << 35) != 0) return -1;
     table.grow_pct = 25;   /* a quarter at a time: committed is the .prof's figure */
-    if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0) return -1;
+    if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0 ||
+        hp_vec_reserve(&hp_store_.freed_filter_vec, (size_t)1 << 30) != 0)
+        return -1;
     return 0;
 }
 
@@ -135,19 +137,36 @@ void hp_shadow_log_exit(hp_tlog *log)
 }
 
 
+static void filter_set(uintptr_t base)
+{
+    uint64_t h = (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;
+    uint64_t bit = h >> hp_store_.freed_filter_shift;
+    ((uint64_t *)hp_store_.freed_filter_vec.base)[bit >> 6] |= (uint64_t)1 << (bit & 63);
+}
+
+/* The filter's size for the table's capacity: 16 bits an entry. */
+static size_t filter_bytes(size_t cap) { return cap * 16 / 8; }
+
 static int freed_grow(void)
 {
     size_t old_cap = freed_cap, cap = old_cap ? old_cap * 2 : 1024;
     /* Rebuild in the upper half of the reservation, then move down. */
     size_t bytes = cap * sizeof(hp_freed);
-    if (hp_vec_ensure(&freed_vec, bytes + old_cap * sizeof(hp_freed)) != 0) return -1;
+    if (hp_vec_ensure(&freed_vec, bytes + old_cap * sizeof(hp_freed)) != 0 ||
+        hp_vec_ensure(&hp_store_.freed_filter_vec, filter_bytes(cap)) != 0)
+        return -1;
+    memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(cap));
+    hp_store_.freed_filter_shift = 64 - (unsigned)__builtin_ctzll((uint64_t)cap * 16);
     hp_freed *f = (hp_freed *)freed_vec.base;
     hp_freed *save = (hp_freed *)(freed_vec.base + bytes);
     memcpy(save, f, old_cap * sizeof(hp_freed));
     memset(f, 0, bytes);
     freed_cap = cap;
     for (size_t i = 0; i < old_cap; i++)
-        if (save[i].base) f[hp_shadow_freed_slot(save[i].base)] = save[i];
+        if (save[i].base) {
+            f[hp_shadow_freed_slot(save[i].base)] = save[i];
+            filter_set(save[i].base);
+        }
     return 0;
 }
 
@@ -160,6 +179,7 @@ static hp_freed *note_entry(uintptr_t base)
         freed_len++;
         memset(f, 0, sizeof *f);
         f->base = base;
+        filter_set(base);
     }
     return f;
 }
@@ -189,6 +209,7 @@ void hp_shadow_sweep_done(size_t new_len)
     table_len = new_len;
     if (freed_len) {
         memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
+        memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));
         freed_len = 0;
     }
     /* Give memory back when the table has shrunk a lot. */

@@ -139,7 +139,7 @@ size_t hp_shadow_freed_slot(uintptr_t base)
  * it, if allocated before the last resize, takes the resized sizes. */
 static int was_freed(hp_rec *r, size_t idx)
 {
-    if (freed_len == 0) return 0;
+    if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
     hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
     if (f->base != r->base) return 0;
     if (idx < f->seq) return 1;
@@ -192,7 +192,7 @@ int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
 
 int hp_shadow_is_freed(const hp_rec *r, size_t idx)
 {
-    if (freed_len == 0) return 0;
+    if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
     const hp_freed *f = (const hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
     return f->base == r->base && idx < f->seq;
 }
