@@ -113,6 +113,34 @@ class Runtimes(unittest.TestCase):
     def test_ecl_retainer_coverage(self):
         retainer_coverage(self, "ecl", ["ecl", "--norc", "--shell", "list.lsp"])
 
+    def test_ecl_retainer_every_traversal_a_census(self):
+        # With the default interval the first censuses are early ones, due
+        # while the profiler's time is within a fifth of the run's. The
+        # traversal made because a census was due when a collection began
+        # used to count against that share when the census was decided,
+        # at the collection's end, and the census was dropped: ECL's list
+        # workload made 10 traversals for 5 censuses. Every traversal now
+        # has its census: the per-census traversal times add up to the
+        # total, and there are as many as the .prof says.
+        self.assertTrue(shutil.which("ecl"), "ecl is not installed")
+        d = tempfile.mkdtemp(prefix="hprt-")
+        self.addCleanup(shutil.rmtree, d, True)
+        shutil.copy(os.path.join(HERE, "runtimes", "list.lsp"), d)
+        r = run(["ecl", "--norc", "--shell", "list.lsp"], d, heapprof="retainer")
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        prof = open(os.path.join(d, "ecl.prof")).read()
+        section, total = prof.split("RETAINER CENSUSES")[1].split("traversal total")
+        rows = [l.split() for l in section.splitlines()[2:] if l.strip()]
+        timed = [(float(f[1]), float(f[2])) for f in rows if "no traversal" not in " ".join(f)]
+        m = re.match(r" ([\d.]+) ms, collector mark total ([\d.]+) ms over (\d+) censuses", total)
+        self.assertIsNotNone(m, total[:200])
+        self.assertEqual(len(timed), int(m.group(3)), section)
+        self.assertGreater(len(timed), 5, section)
+        self.assertAlmostEqual(sum(t for t, _ in timed), float(m.group(1)),
+                               delta=0.01 * len(timed) + 0.01, msg=section)
+        self.assertAlmostEqual(sum(k for _, k in timed), float(m.group(2)),
+                               delta=0.01 * len(timed) + 0.01, msg=section)
+
     def test_w3m_retainer_coverage(self):
         # w3m rendering a 2000-row table (a C program on libgc, stripped).
         rows = "".join("<tr><td>%d</td><td>cell %d</td><td><a href='x%d.html'>link</a></td></tr>\n"
