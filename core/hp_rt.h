@@ -18,6 +18,7 @@ typedef struct hp_runtime {
     uint64_t start_ns;            /* CLOCK_MONOTONIC at start (or at fork) */
     _Atomic uint64_t excluded_ns; /* time spent inside the profiler */
     _Atomic uint64_t handler_ns;  /* the part of it in fault handlers */
+    _Atomic uint64_t dispatch_ns; /* ... and in system-call dispatch (mode ldv) */
     _Atomic uint32_t period;      /* census period: censuses taken so far */
     /* Collections heapprof forced for a census (collector_hooks/hp_hooks.c):
      * how many, their time in all, and how many times a census was due
@@ -83,6 +84,23 @@ void hp_rt_exclude(uint64_t ns);
 uint64_t hp_rt_raw_mono_ns(void);
 void hp_rt_handler_enter(void);
 void hp_rt_handler_leave(void);
+/* The same for the system-call dispatch handler (mode ldv): its time is
+ * profiler time, but not the fault handlers' (the ldv budget's), and not
+ * the dispatched call's own (a read that waits is the program's time):
+ * enter(1) as the handler begins (the kernel's part of the signal counted
+ * as a fault's), leave() before the call, enter(0) after it, leave() at
+ * the end. */
+void hp_rt_sys_enter(int from_kernel);
+void hp_rt_sys_leave(void);
+/* What the kernel spends on a dispatched call's signal, there and back. */
+void hp_rt_set_sys_cost(uint64_t ns);
+/* The handlers' clock (ns; only differences mean anything): the TSC where
+ * the kernel keeps time by it, once calibrated, else a system call.
+ * hp_rt_clock_init at start-up; hp_rt_clock_calibrate now and then in
+ * owner context (it begins, then after 20 ms completes, the calibration). */
+uint64_t hp_rt_handler_clock(void);
+void hp_rt_clock_init(void);
+void hp_rt_clock_calibrate(void);
 /* What the kernel spends on a fault before the handler runs, and after. */
 void hp_rt_set_fault_cost(uint64_t ns);
 /* Profiler time starts again from 0 (a forked child). */

@@ -269,7 +269,7 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_str(b, " s (mutator clock: profiler time excluded)\n");
     line("time in profiler", b);
     hp_buf_fixed(b, s->profiler_seconds, 6);
-    hp_buf_str(b, " s (censuses, sweeps, forced collections, fault handlers)\n");
+    hp_buf_str(b, " s (censuses, sweeps, forced collections, fault handlers, system-call dispatch)\n");
     line("collections", b);
     hp_buf_u64(b, s->collections);
     hp_buf_chr(b, '\n');

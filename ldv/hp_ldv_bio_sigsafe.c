@@ -567,6 +567,8 @@ void hp_ldv_write_prof(int fd)
                                          : "  system calls seen by the C library interposers only "
                                            "(syscalls=wrappers)\n");
     line_u64("  system calls dispatched", atomic_load(&hp_ldv_sud_.dispatched));
+    line_u64("  a dispatched call in the kernel (ns, measured)", hp_ldv_sud_.sys_ns);
+    line_u64("  dispatch, profiler time (ms)", atomic_load(&hp_rt.dispatch_ns) / 1000000);
     line_u64("  system calls re-run by their thread", atomic_load(&hp_ldv_sud_.stepped));
     line_u64("  map-entry budget", hp_ldv.map_budget > 0 ? (uint64_t)hp_ldv.map_budget : 0);
     line_u64("  coarse opens (budget)", atomic_load(&hp_ldv.coarse_opens));

@@ -352,6 +352,9 @@ typedef struct hp_ldv_sud_state {
     _Atomic uintptr_t step_ip[HP_LDV_SUD_STEPS];
     _Atomic int step_count[HP_LDV_SUD_STEPS];
     _Atomic uint64_t dispatched, stepped;   /* for .prof */
+    _Atomic int measuring;                /* hp_ldv_sud_measure is timing the handler */
+    uint64_t last_inner_ns;               /* ... its last run, call included */
+    uint64_t sys_ns;                      /* the kernel's part of a dispatched call */
 } hp_ldv_sud_state;
 extern hp_ldv_sud_state hp_ldv_sud_;
 /* heapprof's restorer (hp_ldv_sud_sigsafe.c). */
@@ -364,6 +367,10 @@ int hp_ldv_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int fl
  * children); off at thread exit. */
 int hp_ldv_sud_thread_on(void);
 void hp_ldv_sud_thread_off(void);
+/* Once dispatch is armed (owner context, the first protect pass): time a
+ * dispatched call on this thread against its handler's own time, for the
+ * kernel's part that the handlers' clock cannot see (hp_rt_set_sys_cost). */
+void hp_ldv_sud_measure(void);
 void hp_ldv_sud_after_fork_child(void);
 /* Around an interposed C library call (its buffers opened by the
  * interposer) or exec*: undispatched (0), dispatched again (1). */

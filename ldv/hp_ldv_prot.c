@@ -504,6 +504,10 @@ void hp_ldv_protect(void)
     if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
     hp_ldv.index_ns += t1 - t0;
     hp_ldv.protect_ns += hp_mono_ns() - t1;
+    /* The handlers' clock, and the kernel's part of a dispatched call
+     * (once, now that dispatch is armed: signals are this thread's again). */
+    hp_rt_clock_calibrate();
+    if (hp_ldv_sud_armed()) hp_ldv_sud_measure();
 }
 /* ---- end of collector-callback code ---- */
 

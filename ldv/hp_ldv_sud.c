@@ -6,13 +6,15 @@
  * kernel has no dispatch (before 5.11, or a seccomp policy that forbids the
  * prctl), ldv keeps to its interposers and says so in the .prof. HEAPPROF
  * option ldv_syscalls=0 turns it off. Also: installing heapprof's handlers
- * with its own restorer. */
+ * with its own restorer; and measuring what a dispatched call costs. */
 #include "ldv/hp_ldv_internal.h"
 #include "core/hp_sys.h"
 #include "core/hp_rt.h"
 
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define SA_RESTORER_FLAG 0x04000000
 
@@ -76,4 +78,25 @@ void hp_ldv_thread_start(void)
 {
     if (!hp_ldv_sud_.usable) return;
     if (hp_ldv_sud_thread_on() == 0) pthread_setspecific(slot_key, (void *)1);
+}
+
+void hp_ldv_sud_measure(void)
+{
+    if (!hp_ldv_sud_.usable || hp_ldv_sud_.sys_ns) return;
+    uint64_t best = UINT64_MAX;
+    atomic_store(&hp_ldv_sud_.measuring, 1);
+    for (int i = 0; i < 16; i++) {
+        uint64_t before = atomic_load(&hp_ldv_sud_.dispatched);
+        hp_ldv_sud_.last_inner_ns = 0;
+        uint64_t t0 = hp_rt_handler_clock();
+        (void)syscall(SYS_getppid);   /* the C library's instruction: dispatched */
+        uint64_t t1 = hp_rt_handler_clock();
+        if (atomic_load(&hp_ldv_sud_.dispatched) == before) continue;   /* not dispatched here */
+        uint64_t inner = hp_ldv_sud_.last_inner_ns;
+        if (t1 - t0 > inner && t1 - t0 - inner < best) best = t1 - t0 - inner;
+    }
+    atomic_store(&hp_ldv_sud_.measuring, 0);
+    if (best == UINT64_MAX) return;
+    hp_ldv_sud_.sys_ns = best ? best : 1;
+    hp_rt_set_sys_cost(best);
 }

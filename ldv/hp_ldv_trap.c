@@ -103,6 +103,7 @@ int hp_ldv_trap_init(char *err, unsigned long errlen)
         return -1;
     }
     installed = 1;
+    hp_rt_clock_init();
     calibrate();
     hp_ldv_peek_open();
     return 0;

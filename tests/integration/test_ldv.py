@@ -330,6 +330,27 @@ class Ldv(hptest.ProfileTest):
                     self.assertEqual(prof_field(prof, "emulated without opening the page"),
                                      prof_field(prof, "re-armed, emulated"))
 
+    def test_dispatch_is_profiler_time(self):
+        # Each system call the program makes while pages are protected is
+        # dispatched (a SIGSYS, about 2 us): that is heapprof's time, not
+        # the program's. Counted as the program's, GNU poke's ten million
+        # calls made its run time read 25 s (3 s unprofiled) and stretched
+        # its census interval. The handler's time and the kernel's part
+        # (measured at the first protect pass) are profiler time; the
+        # call's own is the program's. 200,000 getppid calls: the loop's
+        # wall time is nearly all dispatch, the run time a small part.
+        r, hp, prof = self.profile(["ldv_sys", "calls", "200000"], heapprof="ldv")
+        loop = float(re.search(r"^loop ([\d.]+)$", r.stdout, re.M).group(1))
+        run = float(re.search(r"run time\s+([\d.]+) s", prof).group(1))
+        self.assertLess(run, 0.6 * loop, (run, loop))
+        kernel = int(prof_field(prof, "a dispatched call in the kernel (ns, measured)"))
+        spent = int(prof_field(prof, "dispatch, profiler time (ms)"))
+        self.assertGreaterEqual(int(prof_field(prof, "system calls dispatched")), 200000)
+        self.assertGreater(kernel, 0)
+        # At least the kernel's part of each call is counted.
+        self.assertGreaterEqual(spent, 200000 * kernel / 1e6 * 0.9, prof)
+        self.assertIn("system-call dispatch)", prof)
+
     def test_program_sigsegv_handler(self):
         r, hp, prof = self.profile(["ldv_sys", "handler"], heapprof="ldv,interval=0")
         fails = [l for l in r.stdout.splitlines() if l.startswith("fail")]

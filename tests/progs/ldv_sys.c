@@ -9,7 +9,10 @@
  *                     after start, catches faults on its own PROT_NONE page,
  *                     and reads GC objects in between
  *   ldv_sys crash     dereferences NULL after a collection (must die of
- *                     SIGSEGV as without heapprof) */
+ *                     SIGSEGV as without heapprof)
+ *   ldv_sys calls N   after a collection, N getppid system calls through
+ *                     syscall() (each dispatched under ldv); prints
+ *                     "loop SECONDS", the loop's wall time */
 #define _GNU_SOURCE
 #include <gc/gc.h>
 #include <errno.h>
@@ -22,7 +25,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures;
@@ -171,10 +176,25 @@ static int crash(void)
     return 0;
 }
 
+static int calls(long n)
+{
+    char **keep = GC_malloc(64 * sizeof(char *));
+    for (int i = 0; i < 64; i++) keep[i] = gc_text(4096, 'a');
+    GC_gcollect();   /* protects their pages: dispatch is on from here */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long sum = 0;
+    for (long i = 0; i < n; i++) sum += syscall(SYS_getppid) > 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("loop %.6f\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    return sum == n && keep[63][0] == 'a' ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     GC_INIT();
     const char *what = argc > 1 ? argv[1] : "io";
+    if (strcmp(what, "calls") == 0) return calls(argc > 2 ? atol(argv[2]) : 100000);
     if (strcmp(what, "io") == 0) return io();
     if (strcmp(what, "handler") == 0) return handler();
     if (strcmp(what, "crash") == 0) return crash();
