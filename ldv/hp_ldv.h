@@ -115,10 +115,12 @@ struct sigaction *hp_ldv_program_action(int sig);
  * program sees the mask it asked for. Outside ldv each call goes through.
  * Async-signal-safe. ---- */
 #include <signal.h>
-/* sigprocmask/pthread_sigmask through `real`, the kept signals stripped
- * from `set` and the program's view put into `old`. */
+/* sigprocmask/pthread_sigmask: in mode ldv the system call made here, the
+ * kept signals stripped from `set` and the program's view put into `old`
+ * (errors as pthread_sigmask returns them when `posix`, else -1 and
+ * errno); outside it, `real`. */
 int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
-                   int (*real)(int, const sigset_t *, sigset_t *));
+                   int (*real)(int, const sigset_t *, sigset_t *), int posix);
 /* sigaction of any other signal: strip the kept signals from the handler's
  * sa_mask (act is the interposer's copy) and remember them; the bits the
  * program gave for sig before (read with hp_ldv_sigaction_kept first) are

@@ -90,7 +90,7 @@ static void release(void)
 }
 
 int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
-                   int (*real)(int, const sigset_t *, sigset_t *))
+                   int (*real)(int, const sigset_t *, sigset_t *), int posix)
 {
     if (!active()) return real(how, set, old);
     unsigned was = view;
@@ -98,9 +98,20 @@ int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
     if (set) {
         s = *set;
         strip(&s);
+        /* As the C library does: its own two signals (cancellation and
+         * setxid, 32 and 33) are never blocked. */
+        s.__val[0] &= ~((1ul << 31) | (1ul << 32));
     }
-    int r = real(how, set ? &s : NULL, old);
-    if (r != 0) return r;   /* EINVAL: nothing changed */
+    /* The system call from heapprof's text, not the C library's: there a
+     * dispatched call (a SIGSYS, about 2 us) each time. libunwind masks
+     * signals around its cache twice a step: ECL's list workload made
+     * 92,552 such calls under ldv, 0.23 s of a 0.08 s program. */
+    long r = hp_sys_raw6(SYS_rt_sigprocmask, how, set ? (long)&s : 0, (long)old, _NSIG / 8, 0, 0);
+    if (r < 0) {   /* EINVAL, EFAULT: nothing changed */
+        if (posix) return (int)-r;
+        errno = (int)-r;
+        return -1;
+    }
     if (old) {
         strip(old);     /* what the kernel has of them is heapprof's, not the program's */
         add_bits(old, was);

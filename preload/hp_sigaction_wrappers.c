@@ -79,11 +79,11 @@ static mask_fn real_of(const char *name, _Atomic(mask_fn) *cache)
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     static _Atomic(mask_fn) real;
-    return hp_ldv_sigmask(how, set, old, real_of("sigprocmask", &real));
+    return hp_ldv_sigmask(how, set, old, real_of("sigprocmask", &real), 0);
 }
 
 EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     static _Atomic(mask_fn) real;
-    return hp_ldv_sigmask(how, set, old, real_of("pthread_sigmask", &real));
+    return hp_ldv_sigmask(how, set, old, real_of("pthread_sigmask", &real), 1);
 }
