@@ -11,6 +11,9 @@
 
 hp_runtime hp_rt;
 
+/* How many threads are inside a handler of heapprof's (see hp_rt_handler_enter). */
+static _Atomic int in_handlers;
+
 uint64_t hp_mono_ns(void)
 {
     struct timespec ts;
@@ -39,6 +42,9 @@ void hp_rt_exclude_reset(void)
     atomic_store(&hp_rt.excluded_ns, 0);
     atomic_store(&hp_rt.handler_ns, 0);   /* (a forked child's budget starts afresh) */
     atomic_store(&hp_rt.dispatch_ns, 0);
+    /* (A thread of the parent inside a handler at the fork has no copy
+     * here: with its count kept, no interval would ever end.) */
+    atomic_store(&in_handlers, 0);
     atomic_store(&hp_rt.forced_collections, 0);   /* (and its forced collections) */
     atomic_store(&hp_rt.forced_ns, 0);
     atomic_store(&hp_rt.forced_declined, 0);
@@ -52,7 +58,6 @@ uint64_t hp_rt_excluded(void) { return atomic_load(&hp_rt.excluded_ns); }
  * passed, however many threads fault at once). The thread that leaves last
  * reads the interval's start after its decrement: a thread entering in
  * between has just set a new start, which only shortens the interval. */
-static _Atomic int in_handlers;
 static _Atomic uint64_t handlers_since;
 static _Atomic int since_tsc;    /* handlers_since is on the TSC clock */
 static uint64_t fault_cost_ns;   /* the kernel's part of a fault, before the handler */
