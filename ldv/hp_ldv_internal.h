@@ -220,6 +220,8 @@ const hp_ldv_run *hp_ldv_find_run(uintptr_t addr);
 int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run);
 /* Open every protected page of [p, p+n). */
 void hp_ldv_open_range(uintptr_t p, size_t n);
+/* The same, opening again pages flagged open for the period. */
+void hp_ldv_open_range_again(uintptr_t p, size_t n);
 /* Open a page for one thread's instruction (to step or emulate it):
  * counted, so that another thread's step over the same page does not
  * protect it under this one. 0, or -1 when mprotect failed. */

@@ -53,9 +53,32 @@ static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
     if (lo < r->lo) lo = r->lo;
     if (hi > r->hi) hi = r->hi;
     _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off;
+    for (uintptr_t p = lo; p < hi; p += HP_PAGE) {
+        _Atomic uint8_t *b = &o[(p - r->lo) >> HP_PAGE_SHIFT];
+        if (!(atomic_load_explicit(b, memory_order_relaxed) & HP_LDV_OPENED))
+            atomic_fetch_or(b, HP_LDV_OPENED);   /* (before the mprotect: see
+                                                    hp_ldv_reprotect_page) */
+    }
+}
+
+static int page_opened(uintptr_t page, const hp_ldv_run *r)
+{
+    return r && hp_ldv_prot_.opened_ok &&
+           (atomic_load((_Atomic uint8_t *)opened_vec.base + r->off +
+                        ((page - r->lo) >> HP_PAGE_SHIFT)) & HP_LDV_OPENED);
+}
+
+/* Is every page of [lo, hi) (within run r) open for the rest of the
+ * period already? */
+static int opened_already(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
+{
+    if (!hp_ldv_prot_.opened_ok) return 0;
+    const _Atomic uint8_t *o = (const _Atomic uint8_t *)opened_vec.base + r->off;
     for (uintptr_t p = lo; p < hi; p += HP_PAGE)
-        atomic_fetch_or_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], HP_LDV_OPENED,
-                                 memory_order_relaxed);
+        if (!(atomic_load_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], memory_order_relaxed) &
+              HP_LDV_OPENED))
+            return 0;
+    return 1;
 }
 
 int hp_ldv_page_first_shared_open(uintptr_t page, const hp_ldv_run *r)
@@ -97,7 +120,15 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     return open_span(run->lo, run->hi, run) == 0 ? 1 : -1;
 }
 
-void hp_ldv_open_range(uintptr_t p, size_t n)
+static void open_range(uintptr_t p, size_t n, int again);
+
+void hp_ldv_open_range(uintptr_t p, size_t n) { open_range(p, n, 0); }
+
+void hp_ldv_open_range_again(uintptr_t p, size_t n) { open_range(p, n, 1); }
+
+/* again: open even the pages flagged open for the period (a system call
+ * found one protected: see hp_ldv_sys_retry). */
+static void open_range(uintptr_t p, size_t n, int again)
 {
     uintptr_t end = p + n;
     if (end < p) end = UINTPTR_MAX;
@@ -117,6 +148,15 @@ void hp_ldv_open_range(uintptr_t p, size_t n)
         }
         uintptr_t hi = r->hi < end ? r->hi : (end + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
         if (hi > r->hi) hi = r->hi;
+        /* Open already for the period (an earlier buffer there, or a
+         * coarse open of the whole run once the map-entry budget was
+         * spent): nothing to do. A program reading into heap buffers
+         * after the budget was spent reopened a 64 MiB run, page flags and
+         * page tables, at every call: 55% of its run in open_span. */
+        if (!again && opened_already(a, hi, r)) {
+            a = hi - HP_PAGE;
+            continue;
+        }
         /* One mprotect for the part of the run under the buffer. */
         if (hi - a > HP_PAGE) {
             if (open_span(a, hi, r) != 0) open_span(r->lo, r->hi, r);
@@ -186,8 +226,13 @@ void hp_ldv_reprotect_page(uintptr_t page)
     if (!hp_ldv_page_held(page)) return;
     hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE);
     /* A thread that opened the page for its step between the count and the
-     * mprotect, or heapprof gave way meanwhile: give it back. */
-    if ((e && atomic_load(&e->count) > 0) || atomic_load(&gave_way))
+     * mprotect, or heapprof gave way meanwhile, or opened it for the rest
+     * of the period (a system call's buffer: its flag is set before its
+     * mprotect, so either that mprotect comes after this one or the flag
+     * is seen here): give it back. A page flagged open is then open, and
+     * later buffers there need not open it again (hp_ldv_open_range). */
+    if ((e && atomic_load(&e->count) > 0) || atomic_load(&gave_way) ||
+        page_opened(page, hp_ldv_find_run(page)))
         hp_ldv_open_span(page, page + HP_PAGE);
 }
 

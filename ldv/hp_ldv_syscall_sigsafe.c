@@ -90,7 +90,7 @@ int hp_ldv_sys_retry(span *s, int *tries)
     if (!s->any || errno != EFAULT || ++*tries > 3) return 0;
     for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) hp_sys_sched_yield();
     atomic_fetch_add(&hp_ldv.handlers, 1);
-    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_open_range(s->lo, s->hi - s->lo);
+    if (!atomic_load(&hp_ldv.collecting)) hp_ldv_open_range_again(s->lo, s->hi - s->lo);
     atomic_fetch_sub(&hp_ldv.handlers, 1);
     atomic_fetch_add(&hp_ldv.efault_retries, 1);
     return 1;

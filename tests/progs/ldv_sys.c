@@ -12,7 +12,10 @@
  *                     SIGSEGV as without heapprof)
  *   ldv_sys calls N   after a collection, N getppid system calls through
  *                     syscall() (each dispatched under ldv); prints
- *                     "loop SECONDS", the loop's wall time */
+ *                     "loop SECONDS", the loop's wall time
+ *   ldv_sys reads N   after a collection, N reads from /dev/zero into one
+ *                     GC object (its page protected until the first);
+ *                     prints "read BYTES" */
 #define _GNU_SOURCE
 #include <gc/gc.h>
 #include <errno.h>
@@ -190,10 +193,28 @@ static int calls(long n)
     return sum == n && keep[63][0] == 'a' ? 0 : 1;
 }
 
+static int reads(long n)
+{
+    char **keep = GC_malloc(64 * sizeof(char *));
+    for (int i = 0; i < 64; i++) keep[i] = gc_text(4096, 'a');
+    GC_gcollect();
+    int fd = open("/dev/zero", O_RDONLY);
+    long total = 0;
+    for (long i = 0; i < n; i++) {
+        ssize_t r = read(fd, keep[i % 64], 64);
+        if (r != 64) return 1;
+        total += r;
+    }
+    close(fd);
+    printf("read %ld\n", total);
+    return keep[5][0] == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     GC_INIT();
     const char *what = argc > 1 ? argv[1] : "io";
+    if (strcmp(what, "reads") == 0) return reads(argc > 2 ? atol(argv[2]) : 100000);
     if (strcmp(what, "calls") == 0) return calls(argc > 2 ? atol(argv[2]) : 100000);
     if (strcmp(what, "io") == 0) return io();
     if (strcmp(what, "handler") == 0) return handler();
