@@ -25,6 +25,11 @@ int hp_trace_init(void)
                      &hp_trace_ix_.scc_scanq_vec, &hp_trace_ix_.scc_rix_vec};
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++)
         if (hp_vec_reserve(scc[i], (size_t)1 << 38) != 0) return -1;
+    /* Arrays sized by the heap at each census grow by a quarter, not
+     * double: committed memory is the .prof's figure, and doubling left
+     * up to half of each as slack. */
+    for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++) scc[i]->grow_pct = 25;
+    hp_trace_ix_.page_vec.grow_pct = hp_trace_ix_.slot_vec.grow_pct = 25;
     /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
      * macros do) has them copy-relocated into itself, and that copy is the
      * one the collector updates; RTLD_NEXT would find libgc's unused one. */
