@@ -15,8 +15,11 @@ int hp_rootrec_init(void)
         hp_vec_reserve(&snap_vec, HP_SNAPSHOT_BYTES) != 0 ||
         hp_vec_ensure(&snap_vec, HP_SNAPSHOT_BYTES) != 0 ||
         hp_vec_reserve(&hp_rootrec_.push_vec, HP_PROC_PUSHES * sizeof(hp_proc_push)) != 0 ||
-        hp_vec_ensure(&hp_rootrec_.push_vec, HP_PROC_PUSHES * sizeof(hp_proc_push)) != 0)
+        hp_vec_ensure(&hp_rootrec_.push_vec, HP_PROC_PUSHES_FIRST * sizeof(hp_proc_push)) != 0)
         return -1;
+    /* (Room for a million pushes, committed up front, was 32 MB of every
+     * retainer run's profiler memory; programs push far fewer.) */
+    atomic_store(&hp_rootrec_.push_cap, HP_PROC_PUSHES_FIRST);
     hp_rootrec_reset();
     return 0;
 }

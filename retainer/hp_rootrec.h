@@ -37,7 +37,8 @@ typedef struct hp_root_reg { uintptr_t lo, hi; uint32_t ccs; } hp_root_reg;
  * `src` (one mark-stack entry): [start, start+len) for a length
  * descriptor, else the object at start (len 0). */
 typedef struct hp_proc_push { uintptr_t src, start, len, proc; } hp_proc_push;
-#define HP_PROC_PUSHES ((size_t)1 << 20)
+#define HP_PROC_PUSHES ((size_t)1 << 20)        /* the most a collection records */
+#define HP_PROC_PUSHES_FIRST ((size_t)1 << 16)  /* room at start (Guile: 78) */
 
 #include "core/hp_mem.h"
 
@@ -55,8 +56,10 @@ typedef struct hp_rootrec_state {
     _Atomic uint64_t displacement[HP_DISPLACEMENTS / 64];
     hp_root_reg regs[HP_ROOT_REGS];
     _Atomic uint32_t nregs;
-    hp_vec push_vec;              /* hp_proc_push[HP_PROC_PUSHES] */
-    _Atomic size_t npushes;
+    hp_vec push_vec;              /* hp_proc_push[push_cap] */
+    _Atomic size_t push_cap;      /* grown at hp_rootrec_reset to what the
+                                     last collection wanted, up to HP_PROC_PUSHES */
+    _Atomic size_t npushes;       /* (counts on past push_cap: what was wanted) */
     _Atomic int push_overflow;
     _Atomic uint32_t nranges;
     _Atomic size_t snap_used;

@@ -18,6 +18,15 @@ hp_rootrec_state hp_rootrec_;
 
 void hp_rootrec_reset(void)
 {
+    /* The collection's marking is over (or none has begun): room for what
+     * it wanted, for the next (its overflow was said in the .prof). */
+    size_t want = atomic_load(&hp_rootrec_.npushes), cap = atomic_load(&hp_rootrec_.push_cap);
+    if (want > cap && cap < HP_PROC_PUSHES) {
+        size_t grown = want + want / 4 > 2 * cap ? want + want / 4 : 2 * cap;
+        if (grown > HP_PROC_PUSHES) grown = HP_PROC_PUSHES;
+        if (hp_vec_ensure(&hp_rootrec_.push_vec, grown * sizeof(hp_proc_push)) == 0)
+            atomic_store(&hp_rootrec_.push_cap, grown);
+    }
     atomic_store(&hp_rootrec_.npushes, 0);
     atomic_store(&hp_rootrec_.push_overflow, 0);
     atomic_store(&nranges, 0);
@@ -41,7 +50,7 @@ void hp_rootrec_proc_pushed(uintptr_t proc, const void *src, const void *before,
     if (end <= e || !hp_rootrec_.push_vec.base) return;
     size_t n = (size_t)(end - e) / 2;
     size_t at = atomic_fetch_add(&hp_rootrec_.npushes, n);
-    if (at + n > HP_PROC_PUSHES) {
+    if (at + n > atomic_load_explicit(&hp_rootrec_.push_cap, memory_order_relaxed)) {
         atomic_store(&hp_rootrec_.push_overflow, 1);
         return;
     }
@@ -59,7 +68,7 @@ void hp_rootrec_proc_edge(uintptr_t proc, const void *src, const void *obj)
 {
     if (!obj || !hp_rootrec_.push_vec.base) return;
     size_t at = atomic_fetch_add(&hp_rootrec_.npushes, 1);
-    if (at >= HP_PROC_PUSHES) {
+    if (at >= atomic_load_explicit(&hp_rootrec_.push_cap, memory_order_relaxed)) {
         atomic_store(&hp_rootrec_.push_overflow, 1);
         return;
     }
@@ -69,8 +78,8 @@ void hp_rootrec_proc_edge(uintptr_t proc, const void *src, const void *obj)
 
 const hp_proc_push *hp_rootrec_proc_pushes(size_t *n, int *overflowed)
 {
-    size_t k = atomic_load(&hp_rootrec_.npushes);
-    *n = k < HP_PROC_PUSHES ? k : HP_PROC_PUSHES;
+    size_t k = atomic_load(&hp_rootrec_.npushes), cap = atomic_load(&hp_rootrec_.push_cap);
+    *n = k < cap ? k : cap;
     *overflowed = atomic_load(&hp_rootrec_.push_overflow);
     return (const hp_proc_push *)hp_rootrec_.push_vec.base;
 }

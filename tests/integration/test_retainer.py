@@ -97,6 +97,34 @@ class Retainer(hptest.ProfileTest):
                 self.assertEqual(bands(traced[-1]), exp)
                 self.assertNotIn("roots@", prof)
 
+    def test_mark_procedure_pushes_beyond_first_room(self):
+        # What mark procedures push is recorded in room that starts at
+        # 65,536 pushes a collection (a million, committed up front, was
+        # 32 MB of every retainer run's profiler memory; Guile pushes 78).
+        # 100,000 holders of the mark-procedure kind push 100,000 a
+        # collection: a census where they did not fit says so, the room
+        # grows, and the last census is exact again.
+        r, hp, prof = self.profile(["rootkinds", "100000"],
+                                   heapprof="retainer,interval=0,length=200,walk=components")
+        exp = expected(r.stdout)
+        self.assertEqual(len(exp), 6, r.stdout)
+        census = re.findall(r"^\S+  .*bytes.*$", prof.split("RETAINER CENSUSES")[1], re.M)
+        said = [l for l in census if "pushes of mark procedures were not recorded" in l]
+        self.assertTrue(said, "no census overflowed: " + "\n".join(census))
+        self.assertNotIn("not recorded", census[-1])
+        traced = [s for _, s in hp.samples if any("mark:" in k for k in s)]
+        # (A stale pointer in libgc's data or frames to the last holder
+        # made may add gc:data or gc:frames to its set: dropped, as in
+        # test_what_the_collector_keeps_for_itself.)
+        got = {}
+        for key, v in bands(traced[-1]).items():
+            members = [m for m in key.split(",") if m not in ("gc:frames", "gc:data")]
+            self.assertTrue(members, "%s alone holds %d bytes" % (key, v))
+            got[",".join(members)] = got.get(",".join(members), 0) + v
+        self.assertEqual(got, exp)
+        mem = int(re.search(r"profiler memory\s+(\d+) bytes", prof).group(1))
+        self.assertLess(mem, 64 << 20, "profiler memory %d" % mem)
+
     def test_what_the_collector_keeps_for_itself(self):
         # tests/progs/gcroles.c: finalizers' client data and objects whose
         # finalizer is due (with the chains they hold) are kept by libgc's

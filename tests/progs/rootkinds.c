@@ -55,10 +55,11 @@ __attribute__((noinline)) static void add_region(void **region, size_t n)
     GC_add_roots(region, region + n);
 }
 
-static size_t by_proc, by_uncoll, by_region, by_tag, by_holder;
+static size_t by_proc, by_uncoll, by_region, by_tag, by_holder, by_holders;
+static GC_word **g_holders;        /* argv[1] > 1: more holders, each pushing slot 0 */
 
 /* Everything is made here, so that no pointer is left in main's frame. */
-__attribute__((noinline)) static void setup(void)
+__attribute__((noinline)) static void setup(int many)
 {
     /* Mark procedure kind: word 0 unused, word 1 the side-table slot. */
     unsigned proc = GC_new_proc(mark_side_table);
@@ -70,6 +71,15 @@ __attribute__((noinline)) static void setup(void)
     GC_word *holder = GC_generic_malloc(2 * sizeof(GC_word), kind);
     holder[1] = 0;
     g_holder = holder;
+    if (many > 1) {   /* a push each at every collection: many pushes */
+        g_holders = GC_MALLOC(sizeof(GC_word *) * (size_t)many);
+        by_holders = GC_size(g_holders);
+        for (int i = 0; i < many; i++) {
+            g_holders[i] = GC_generic_malloc(2 * sizeof(GC_word), kind);
+            g_holders[i][1] = 0;
+            by_holders += GC_size(g_holders[i]);
+        }
+    }
 
     /* Uncollectable object holding a chain. */
     void **u = make_uncoll();
@@ -97,12 +107,12 @@ __attribute__((noinline)) static void scrub(void)
     memset((char *)junk, 0, sizeof junk);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     GC_set_all_interior_pointers(0);
     GC_INIT();
     GC_register_displacement(1);
-    setup();
+    setup(argc > 1 ? atoi(argv[1]) : 0);
     scrub();
     GC_gcollect();
     GC_gcollect();
@@ -111,5 +121,6 @@ int main(void)
     printf("EXPECT roots:add_region/setup/main %zu\n", by_region);
     printf("EXPECT g_tagged %zu\n", by_tag);
     printf("EXPECT g_holder %zu\n", by_holder);
+    if (by_holders) printf("EXPECT g_holders %zu\n", by_holders);
     return 0;
 }
