@@ -139,8 +139,7 @@ void hp_shadow_log_exit(hp_tlog *log)
 
 static void filter_set(uintptr_t base)
 {
-    uint64_t h = (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;
-    uint64_t bit = h >> hp_store_.freed_filter_shift;
+    uint64_t bit = hp_shadow_freed_bit(base);
     ((uint64_t *)hp_store_.freed_filter_vec.base)[bit >> 6] |= (uint64_t)1 << (bit & 63);
 }
 

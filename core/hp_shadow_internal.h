@@ -73,12 +73,23 @@ static inline void hp_shadow_chunk_put(hp_chunk *c)
 /* The slot of `base` in the frees' table (freed_cap > 0). */
 size_t hp_shadow_freed_slot(uintptr_t base);
 
+/* The hash of a base in the frees' table: its low bits pick the table's
+ * slot, its high bits the filter's bit. */
+static inline uint64_t hp_shadow_freed_hash(uintptr_t base)
+{
+    return (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;
+}
+
+static inline uint64_t hp_shadow_freed_bit(uintptr_t base)
+{
+    return hp_shadow_freed_hash(base) >> hp_store_.freed_filter_shift;
+}
+
 /* Could `base` have been noted freed or resized since the last sweep?
  * (freed_cap > 0; 0: certainly not.) */
 static inline int hp_shadow_freed_maybe(uintptr_t base)
 {
-    uint64_t h = (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;
-    uint64_t bit = h >> hp_store_.freed_filter_shift;
+    uint64_t bit = hp_shadow_freed_bit(base);
     const uint64_t *w = (const uint64_t *)hp_store_.freed_filter_vec.base;
     return (int)((w[bit >> 6] >> (bit & 63)) & 1);
 }

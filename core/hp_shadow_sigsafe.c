@@ -128,7 +128,7 @@ void hp_shadow_drain(hp_visit_fn visit, void *ctx)
 
 size_t hp_shadow_freed_slot(uintptr_t base)
 {
-    size_t h = (size_t)((base >> 4) * 0x9e3779b97f4a7c15ull);
+    size_t h = (size_t)hp_shadow_freed_hash(base);
     size_t i = h & (freed_cap - 1);
     hp_freed *f = (hp_freed *)freed_vec.base;
     while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);

@@ -72,12 +72,8 @@ static int page_opened(uintptr_t page, const hp_ldv_run *r)
  * period already? */
 static int opened_already(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 {
-    if (!hp_ldv_prot_.opened_ok) return 0;
-    const _Atomic uint8_t *o = (const _Atomic uint8_t *)opened_vec.base + r->off;
     for (uintptr_t p = lo; p < hi; p += HP_PAGE)
-        if (!(atomic_load_explicit(&o[(p - r->lo) >> HP_PAGE_SHIFT], memory_order_relaxed) &
-              HP_LDV_OPENED))
-            return 0;
+        if (!page_opened(p, r)) return 0;
     return 1;
 }
 
