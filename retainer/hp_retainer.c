@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-hp_retainer_state hp_ret_ = {.nsets = 1, .bound = 8};
+hp_retainer_state hp_ret_ = {.nsets = 1, .bound = 8, .next_scc = 1};
 
 int hp_retainer_init(void)
 {

@@ -208,10 +208,12 @@ static void traverse(uint64_t mark_ns, int rest)
     int overflowed;
     const hp_root_range *rr = hp_rootrec_ranges(&n, &overflowed);
     hp_ret_.ranges_overflowed = overflowed;
-    /* walk=auto: depth-first from each root while objects are reached by
-     * few roots (cheapest then), by components once the last census's
-     * depth-first walk visited objects more than twice each on average;
-     * back when the components' sets average at most 1.5 members. */
+    /* walk=auto: by components first (its cost is bounded: each object
+     * scanned once), depth-first from each root once the components' sets
+     * average at most 1.5 members (cheapest then: few objects scanned
+     * twice), back to components once a depth-first walk scanned more than
+     * half as many objects again as it reached (a set grew after its
+     * object's scan: the object and what it reaches are scanned again). */
     use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC || hp_rt.cfg.dominators ||
                         (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc));
     hp_trace_set_merge(0);
@@ -374,7 +376,7 @@ static void traverse(uint64_t mark_ns, int rest)
     } else {
         hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
         hp_ret_.dfs_censuses++;
-        hp_ret_.next_scc = hp_ret_.tstats.visits > 2 * hp_ret_.tstats.objects;
+        hp_ret_.next_scc = hp_ret_.tstats.rescans * 2 > hp_ret_.tstats.objects;
     }
     hp_ret_.parity = hp_trace_parity();
     /* What the walk did not reach. Marked at the mark phase's end: the

@@ -45,6 +45,8 @@ typedef struct hp_trace_stats {
     uint64_t objects;         /* distinct objects reached */
     uint64_t words;           /* words scanned */
     uint64_t untracked;       /* objects reached that heapprof does not track */
+    uint64_t rescans;         /* depth-first walk: objects scanned again (their
+                                 set grew after their first scan) */
     uint64_t set_members;     /* component walk: the sum over objects of their
                                  set's size (what a walk per root would visit) */
 } hp_trace_stats;

@@ -208,6 +208,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
         int go = visit(&label, valid, rec, payload, &out);
         r->word = parity | HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
         if (go && scan) {
+            st.rescans += (uint64_t)valid;
             if (!merge) push(r->base, r->base + size, NULL, all_interior, out);
             else {
                 if (!pending[idx]) enqueue(idx);
@@ -224,6 +225,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     /* An untracked object's kind lives in the low bit of its size. */
     scan = !(e->size & 1);
     if (go && scan) {
+        st.rescans += (uint64_t)valid;
         if (!merge) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
         else {
             if (!e->pending) enqueue(HP_Q_UNTRACKED | e->base);

@@ -89,6 +89,39 @@ class Retainer(hptest.ProfileTest):
         self.assertIn(f"{total} of {total} bytes", lines[-1])
         self.assertNotIn("not reached", lines[-1])
 
+    def test_auto_walk_choice(self):
+        # walk=auto (doc/retainers.md): by components first, whose cost is
+        # bounded; depth-first once the components' sets average at most
+        # 1.5 members; back to components once a depth-first walk scanned
+        # objects again. walks.c: four collections each of a list held by 8
+        # variables (8 members a node), a list held by one, the same list
+        # held by the 8 again. Censuses (interval=0): the first, with
+        # nothing live, by components; phase A by components (4); phase B
+        # by components once, then depth-first (3); phase C depth-first
+        # once (7 rescans a node: back to components), then by components
+        # (3), and the census at exit: 4 depth-first, 10 by components.
+        # (bound=16: a stale pointer in libgc's data may add gc:data.)
+        # (Starting depth-first, as before, phase A's first census was
+        # walked depth-first.) The
+        # sets are those walk=depth computes, census by census.
+        runs = {}
+        for walk in ("auto", "depth"):
+            r, hp, prof = self.profile("walks",
+                                       heapprof="retainer,interval=0,length=200,bound=16,walk=" +
+                                       walk)
+            self.assertIn("PHASES 4 4 4", r.stdout)
+            runs[walk] = (hp, prof)
+        hp, prof = runs["auto"]
+        self.assertIn("walks: 4 depth-first from each root, 10 by strongly connected "
+                      "components (walk=auto)", prof)
+        self.assertIn("walks: 14 depth-first from each root, 0 by strongly connected "
+                      "components (walk=depth)", runs["depth"][1])
+        auto = [self.bands_without_gc_strays(s) for _, s in hp.samples]
+        depth = [self.bands_without_gc_strays(s) for _, s in runs["depth"][0].samples]
+        self.assertEqual(auto, depth)
+        self.assertIn({"g_root0": 960000}, auto)
+        self.assertTrue(any(",".join("g_root%d" % i for i in range(8)) in b for b in auto))
+
     def test_root_kinds_the_collector_has(self):
         # Roots a walk from the pushed ranges alone misses (issue
         # "retainers on real runtimes"): a mark procedure's side table, an
