@@ -154,6 +154,10 @@ static void frames_section(hp_buf *b, const uint32_t *order, size_t n)
         hp_buf_str(b, why);
         hp_buf_str(b, ")\n");
     }
+    if (hp_srcloc_c_library())
+        hp_buf_str(b, "        (frames in the C library, libc, ld.so and libm, have no line: "
+                      "its lines are not the program's, and reading its debug file, where "
+                      "installed, costs tens of milliseconds)\n");
     if (hp_symbols_synthesized())
         hp_buf_str(b, "        (a name MODULE+0xADDRESS is a function of a module without "
                       "symbols: addr2line -f -e MODULE 0xADDRESS names it, given the "

@@ -29,4 +29,8 @@ const char *hp_srcloc_status(void);
 /* How many frames have a line. */
 uint64_t hp_srcloc_found(void);
 
+/* How many frames lie in the C library (libc, the dynamic linker, libm):
+ * never looked up (see c_library in hp_srcloc.c). */
+uint64_t hp_srcloc_c_library(void);
+
 #endif

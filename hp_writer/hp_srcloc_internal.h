@@ -12,6 +12,7 @@ typedef struct hp_srcloc_table {
     _Atomic uint64_t published_cap;   /* 0 until the table is complete */
     const char *status;
     uint64_t found;
+    uint64_t c_library;               /* frames in the C library: not looked up */
 } hp_srcloc_table;
 extern hp_srcloc_table hp_srcloc_;
 

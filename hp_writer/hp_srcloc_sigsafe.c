@@ -31,3 +31,5 @@ const char *hp_srcloc_status(void)
 }
 
 uint64_t hp_srcloc_found(void) { return hp_srcloc_.found; }
+
+uint64_t hp_srcloc_c_library(void) { return hp_srcloc_.c_library; }

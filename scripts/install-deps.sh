@@ -6,7 +6,9 @@
 #   scripts/install-deps.sh          build + view: compiler, meson, libgc, ghc (hp2ps)
 #   scripts/install-deps.sh --test   also what the tests need: headless
 #                                    Chromium (the report page test), Guile
-#                                    and ECL (real runtimes on libgc), and the
+#                                    and ECL (real runtimes on libgc), the C
+#                                    library's debug file (libc6-dbg: its
+#                                    frames must get no source line), and the
 #                                    libgc source for bdwgc's gctest, fetched
 #                                    with apt-get source into the test cache
 #                                    ($HEAPPROF_TEST_CACHE, default
@@ -25,7 +27,7 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # Crystal program with Debian's compiler (which uses libgc) under ldv;
 # tests/integration/test_pprof.py reads the pprof export with `go tool
 # pprof` (golang-go).
-TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go)
+TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go libc6-dbg)
 # Only for --all: more real programs on libgc for the slow suite
 # (tests/external/test_programs.py: retainer coverage on each), and
 # guile-3.0-dev for guild, which bench/bench_ldv_programs.py runs.

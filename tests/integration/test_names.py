@@ -129,6 +129,38 @@ class Names(hptest.ProfileTest):
                          [str(want["alpha"]), str(want["main"])])
         self.assertNotIn("no source lines", prof)
 
+    def test_c_library_frames_have_no_line(self):
+        # names_libc: qsort's comparison allocates, so its stack runs
+        # through libc.so.6. The program's frames have their lines; the C
+        # library's have none, and the .prof says why: its lines are not
+        # the program's, and reading its debug file (libc6-dbg, which
+        # scripts/install-deps.sh --test installs) cost 38 ms at every exit
+        # (with it installed, msort_with_tmp had read "msort.c:...").
+        r, hp, prof = self.profile("names_libc")
+        src = os.path.join(REPO, "tests", "progs", "names_libc.c")
+        want = {"compare": marker_line(src, "/* COMPARE-START */"),
+                "main": marker_line(src, "/* MAIN-START */")}
+        frames = frames_section(prof)
+        through = [st for st in frames if st.startswith("compare/") and st.endswith("/main")]
+        self.assertTrue(through, "no stack from compare through qsort to main")
+        for stack in through:
+            got = frames[stack]
+            libc = [f for f in got if f[1].startswith("libc.so.6+0x")]
+            self.assertTrue(libc, got)
+            for name, where, source in got:
+                if where.startswith("libc.so.6+0x"):
+                    self.assertEqual(source, "-", (name, where))
+                else:
+                    self.assertTrue(source.endswith("tests/progs/names_libc.c:%d" % want[name]),
+                                    (name, source))
+        self.assertIn("(frames in the C library, libc, ld.so and libm, have no line", prof)
+        crow = csv_rows(os.path.join(r.cwd, "names_libc.alloc.csv"))
+        for stack in through:
+            lines = crow[stack]["source"].split(";")
+            self.assertEqual(lines[0].rsplit(":", 1)[1], str(want["compare"]))
+            self.assertEqual(lines[-1].rsplit(":", 1)[1], str(want["main"]))
+            self.assertNotIn("msort", crow[stack]["source"])
+
     def test_frames_by_call_site(self):
         """frames=call: each call site its own frame, function+0xOFFSET,
         with the line of the call."""
