@@ -48,6 +48,9 @@ typedef struct hp_edge {
 #define HP_RECIPE_END 8         /* fn is main(): stacks are named up to here */
 #define HP_RECIPE_START 16      /* fn is the C library's start code, where
                                    names end when main() has no symbol */
+#define HP_RECIPE_LEFT_OUT 32   /* fn is libgc's or heapprof's: the frame is
+                                   not part of a stack's name, so it does not
+                                   count toward the walk's depth */
 typedef struct hp_recipe {
     uintptr_t ip;
     uintptr_t fn;

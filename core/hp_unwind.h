@@ -29,15 +29,20 @@ static inline int hp_unwind_called_from(uintptr_t ret)
 /* Load libunwind privately. 0 when available. */
 int hp_unwind_init(void);
 /* Return addresses from `ret` (the wrapper's return address) outwards,
- * at most `max`; `frame` is the wrapper's frame address. fns[i] is the
- * function of out[i] as noted in its recipe (hp_unwind_note_fn), or
- * HP_FN_UNKNOWN. */
+ * until `max` of them are frames a stack's name keeps (those whose recipe
+ * is not noted HP_RECIPE_LEFT_OUT: *kept, a frame not named yet counted
+ * among them), and at most `limit` in all; `frame` is the wrapper's frame
+ * address. fns[i] is the function of out[i] as noted
+ * in its recipe (hp_unwind_note_fn), or HP_FN_UNKNOWN. *full is set when
+ * the walk stopped at those counts (so the stack goes on beyond), 0 when
+ * it ended first (main, the outermost frame, a frame it cannot pass). */
 #define HP_FN_UNKNOWN UINTPTR_MAX
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max);
+                   int max, int limit, int *kept, int *full);
 /* Keep `fn` as the function of return address `ip` in its recipe (when
- * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START
- * or 0): where later walks through ip stop. */
+ * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START,
+ * HP_RECIPE_LEFT_OUT or 0): where later walks through ip stop, or that
+ * they do not count it. */
 void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end);
 /* How many walks libunwind made itself (a return address without a recipe
  * in the thread's cache); the rest were walked by recipes. */
