@@ -221,8 +221,38 @@ static int known(hp_thread *t, uintptr_t ip)
     return find(t->caches->recipe, ip) != NULL;
 }
 
+/* Walk on by recipes from frame `f` (whose recipe is known), as
+ * hp_unwind_walk does, writing at most `max` return addresses to out;
+ * *done is 0 when a frame further up has no recipe (the output is then
+ * incomplete). */
+static int recipe_run(hp_thread *t, frame_state f, uintptr_t *out, int max, int *done)
+{
+    stack_span span = span_of(t);
+    const hp_recipe *tab = t->caches->recipe;
+    int n = 0;
+    *done = 1;
+    while (n < max) {
+        const hp_recipe *r = find(tab, f.ip);
+        if (!r) {
+            *done = 0;
+            break;
+        }
+        out[n] = f.ip;
+        if (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST)) {
+            if (!(r->flags & HP_RECIPE_START) || n == 0) n++;
+            break;
+        }
+        n++;
+        if (!apply(span, r, &f)) break;
+    }
+    return n;
+}
+
 /* The slow walk: libunwind's unw_step from here up to the wrapper's caller
- * and beyond, learning a recipe for each frame not yet known. */
+ * and beyond, learning a recipe for each frame not yet known; from the
+ * first known frame above the unknown ones, by recipes (libunwind's steps
+ * cost about a microsecond each, two sigprocmask system calls among
+ * them), back to libunwind should a frame further up be unknown too. */
 static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
 {
     atomic_fetch_add_explicit(&slow_walks, 1, memory_order_relaxed);
@@ -230,11 +260,17 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
     unw_cursor_t c;
     if (unw.getcontext(&uc) != 0 || unw.init_local(&c, &uc) != 0)
         return hp_unwind_walk_raw(ret, out, max);
-    int n = 0, found = 0;
+    int n = 0, found = 0, learnt = 0, by_recipes = 1;
     frame_state cur;
     read_state(&c, &cur);
     for (int steps = 0; steps < HP_MAX_DEPTH + 64; steps++) {
         if (!found && cur.ip == (uintptr_t)ret) found = 1;
+        if (found && learnt && by_recipes && known(t, cur.ip)) {
+            int done;
+            int m = recipe_run(t, cur, out + n, max - n, &done);
+            if (done) return n + m;
+            by_recipes = 0;   /* libunwind from here on */
+        }
         if (found) {
             if (n >= max) break;
             out[n++] = cur.ip;
@@ -254,7 +290,10 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
         }
         frame_state next;
         read_state(&c, &next);
-        if (found && !known(t, cur.ip)) learn(t, &here, &c, &cur, &next);
+        if (found && !known(t, cur.ip)) {
+            learn(t, &here, &c, &cur, &next);
+            learnt = 1;
+        }
         cur = next;
     }
     if (!found) return hp_unwind_walk_raw(ret, out, max);

@@ -116,8 +116,18 @@ class Retainer(hptest.ProfileTest):
                       "components (walk=auto)", prof)
         self.assertIn("walks: 14 depth-first from each root, 0 by strongly connected "
                       "components (walk=depth)", runs["depth"][1])
-        auto = [self.bands_without_gc_strays(s) for _, s in hp.samples]
-        depth = [self.bands_without_gc_strays(s) for _, s in runs["depth"][0].samples]
+        def sets(sample):
+            # gc:frames and gc:data taken out of each set; what they alone
+            # hold (a dropped list's tail that libgc's static data still
+            # points at, in one run and not the other) left out.
+            got = {}
+            for key, v in bands(sample).items():
+                members = [m for m in key.split(",") if m not in ("gc:frames", "gc:data")]
+                if members:
+                    got[",".join(members)] = got.get(",".join(members), 0) + v
+            return got
+        auto = [sets(s) for _, s in hp.samples]
+        depth = [sets(s) for _, s in runs["depth"][0].samples]
         self.assertEqual(auto, depth)
         self.assertIn({"g_root0": 960000}, auto)
         self.assertTrue(any(",".join("g_root%d" % i for i in range(8)) in b for b in auto))
