@@ -253,48 +253,43 @@ static uint32_t push_fns(hp_thread *t, const uintptr_t *fns, int n, int *skipped
 
 /* unwind=libunwind: the walk names each frame's function from its recipe;
  * a frame whose recipe does not know it yet is looked up once and noted
- * (libgc's and heapprof's functions noted left out). Up to `max` frames a
- * name keeps, `limit` in all; *kept: how many it kept, *full: whether the
- * stack may go on beyond (see hp_unwind_walk). */
+ * (libgc's and heapprof's functions noted left out: later walks go on past
+ * them, see hp_unwind_walk). */
 static int walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns,
-                    int max, int limit, int *kept, int *full)
+                    int max)
 {
-    int n = hp_unwind_walk(t, frame, ret, raw, fns, max, limit, kept, full);
-    int named = 0;
+    int n = hp_unwind_walk(t, frame, ret, raw, fns, max);
     for (int i = 0; i < n; i++) {
         if (fns[i] != HP_FN_UNKNOWN) continue;
-        named = 1;
         fns[i] = function_of(t, raw[i]);
         uint32_t end = walk_end_at(fns[i]);
         if (excluded(fns[i])) end |= HP_RECIPE_LEFT_OUT;
         hp_unwind_note_fn(t, raw[i], fns[i], end);
         /* Stop where later walks through this frame will stop. */
-        if ((end & HP_RECIPE_END) || ((end & HP_RECIPE_START) && i > 0)) {
-            n = end & HP_RECIPE_END ? i + 1 : i;
-            *full = 0;
-            break;
-        }
-    }
-    if (named) {   /* the walk counted the frames it could not name as kept */
-        int k = 0;
-        for (int i = 0; i < n; i++) k += !excluded(fns[i]);
-        *kept = k;
+        if (end & HP_RECIPE_END) return i + 1;
+        if ((end & HP_RECIPE_START) && i > 0) return i;
     }
     return n;
 }
 
 static uint32_t capture_by_fn(hp_thread *t, void *frame, void *ret)
 {
-    uintptr_t raw[HP_MAX_DEPTH + 24], fns[HP_MAX_DEPTH + 24];
-    int kept, full;
-    int got = walk_fns(t, frame, ret, raw, fns, capture_depth, capture_depth + 24, &kept, &full);
+    uintptr_t raw[HP_WALK_LIMIT], fns[HP_WALK_LIMIT];
+    int got = walk_fns(t, frame, ret, raw, fns, capture_depth);
     int skipped = 0;
     uint32_t id = push_fns(t, fns, got, &skipped);
-    if (!skipped || !full || kept >= capture_depth || got >= capture_depth + 24) return id;
-    /* The walk stopped after `capture_depth` frames it took for kept, some
-     * of them libgc's or heapprof's, named only then (a first walk through
-     * them): walk further, drop those, then cut to depth. */
-    got = walk_fns(t, frame, ret, raw, fns, capture_depth + 24, capture_depth + 24, &kept, &full);
+    if (!skipped) return id;
+    /* Frames left out: the walk went on past those it knew to be libgc's
+     * or heapprof's. Walk again, further, only where it stopped at its
+     * count (the stack goes on) with fewer than `capture_depth` frames
+     * kept: some were named libgc's or heapprof's only after it (a first
+     * walk through them). Then drop those and cut to depth. */
+    int kept = 0;
+    for (int i = 0; i < got; i++) kept += !excluded(fns[i]);
+    if (kept >= capture_depth || got != capture_depth + t->walk_left_out ||
+        got >= HP_WALK_LIMIT)
+        return id;
+    got = walk_fns(t, frame, ret, raw, fns, capture_depth + 24);
     int n = drop_excluded(fns, got);
     if (n > capture_depth) n = capture_depth;
     return push_fns(t, fns, n, &skipped);

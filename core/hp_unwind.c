@@ -316,14 +316,10 @@ void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end)
 }
 
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max, int limit, int *kept, int *full)
+                   int max)
 {
-    if (!t->caches || !t->stack_hi) {
-        int n = hp_unwind_walk_raw(ret, out, max);
-        *kept = n;
-        *full = n == max;
-        return fns_unknown(fns, n);
-    }
+    t->walk_left_out = 0;
+    if (!t->caches || !t->stack_hi) return fns_unknown(fns, hp_unwind_walk_raw(ret, out, max));
     /* The wrapper keeps a frame pointer: its caller resumes with RSP just
      * above the saved RBP and return address, and RBP as saved. */
     frame_state f;
@@ -332,35 +328,35 @@ int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr
     f.bp = ((const uintptr_t *)frame)[0];
     stack_span span = span_of(t);
     const hp_recipe *tab = t->caches->recipe;
-    int n = 0, k = 0;
-    *full = 1;
+    /* The walk ends after `stop` frames: `max`, and one more for each
+     * frame left out, up to HP_WALK_LIMIT. */
+    int n = 0, stop = max < HP_WALK_LIMIT ? max : HP_WALK_LIMIT;
     for (;;) {
         const hp_recipe *r = find(tab, f.ip);
         out[n] = f.ip;
         fns[n] = r ? r->fn : HP_FN_UNKNOWN;
-        if (r && (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST))) {
-            /* The start code is not part of the stack's name; main() is its end. */
-            if (!(r->flags & HP_RECIPE_START) || n == 0) n++;
-            *full = 0;
-            break;
+        if (r && (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST |
+                              HP_RECIPE_LEFT_OUT))) {
+            if (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST)) {
+                /* The start code is not part of the stack's name; main() is its end. */
+                if (!(r->flags & HP_RECIPE_START) || n == 0) n++;
+                break;
+            }
+            /* libgc's frames (a thread's start routine, a finalizer's
+             * caller) are walked through but do not count: a thread's
+             * shallow stacks reach them, and counting them cut the walk
+             * short of `max` kept frames, to be walked again deeper. */
+            if (stop < HP_WALK_LIMIT) {
+                stop++;
+                t->walk_left_out++;
+            }
         }
-        /* libgc's frames (a thread's start routine, a finalizer's caller)
-         * are walked through but do not count: a thread's shallow stacks
-         * reach them, and counting them cut the walk short of `max` kept
-         * frames, to be walked again deeper. */
-        k += !(r && (r->flags & HP_RECIPE_LEFT_OUT));
-        if (++n == limit || k == max) break;
+        if (++n == stop) break;
         if (!r) {
-            n = walk_and_learn(t, ret, out, max);
-            *kept = n;
-            *full = n == max;
-            return fns_unknown(fns, n);
+            t->walk_left_out = 0;
+            return fns_unknown(fns, walk_and_learn(t, ret, out, max));
         }
-        if (!apply(span, r, &f)) {
-            *full = 0;
-            break;
-        }
+        if (!apply(span, r, &f)) break;
     }
-    *kept = k;
     return n;
 }

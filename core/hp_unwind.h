@@ -29,16 +29,17 @@ static inline int hp_unwind_called_from(uintptr_t ret)
 /* Load libunwind privately. 0 when available. */
 int hp_unwind_init(void);
 /* Return addresses from `ret` (the wrapper's return address) outwards,
- * until `max` of them are frames a stack's name keeps (those whose recipe
- * is not noted HP_RECIPE_LEFT_OUT: *kept, a frame not named yet counted
- * among them), and at most `limit` in all; `frame` is the wrapper's frame
- * address. fns[i] is the function of out[i] as noted
- * in its recipe (hp_unwind_note_fn), or HP_FN_UNKNOWN. *full is set when
- * the walk stopped at those counts (so the stack goes on beyond), 0 when
- * it ended first (main, the outermost frame, a frame it cannot pass). */
+ * `max` of them, and one more for each frame whose recipe is noted
+ * HP_RECIPE_LEFT_OUT (libgc's and heapprof's, not part of a stack's name:
+ * counted in t->walk_left_out), at most HP_WALK_LIMIT in all; fewer where
+ * the stack ends (main, the outermost frame, a frame the walk cannot
+ * pass). `frame` is the wrapper's frame address. fns[i] is the function
+ * of out[i] as noted in its recipe (hp_unwind_note_fn), or HP_FN_UNKNOWN.
+ * (Six arguments: all in registers.) */
 #define HP_FN_UNKNOWN UINTPTR_MAX
+#define HP_WALK_LIMIT (HP_MAX_DEPTH + 24)
 int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max, int limit, int *kept, int *full);
+                   int max);
 /* Keep `fn` as the function of return address `ip` in its recipe (when
  * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START,
  * HP_RECIPE_LEFT_OUT or 0): where later walks through ip stop, or that
