@@ -52,6 +52,26 @@ static uint64_t mark_start_ns;
 static uint64_t excluded_at_start;         /* profiler time when the collection began */
 static int traverse_due;                   /* this collection's census needs a traversal */
 
+/* Clears the stack below the callback's frames once its work at a
+ * collection's start is done. That work (ldv opening its runs of pages, a
+ * traversal getting ready) leaves heap addresses in dead frames: a run's
+ * first page is an object's address. The collector's own frames are laid
+ * over that stack next, keep the words they never write, and are scanned
+ * conservatively: an object whose address heapprof left there stayed
+ * alive one more collection, which it would not without heapprof (tests/
+ * progs/drag_held.c: an entry at the start of a page held by libgc's
+ * frames, gc:frames, at the next census). HP_SCRUB bytes: more than the
+ * callback's deepest path at a start, less than the collector itself
+ * needs below this point. */
+#define HP_SCRUB 4096
+static void __attribute__((noinline)) scrub_stack_below(void)
+{
+    uint64_t pad[HP_SCRUB / 8];
+    volatile uint64_t *p = pad;
+    for (size_t i = 0; i < HP_SCRUB / 8; i++) p[i] = 0;
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
 static void hp_on_collection_event(GC_EventType ev)
 {
     /* (A sweep may free blocks: the allocation path's page caches go.) */
@@ -97,6 +117,7 @@ static void hp_on_collection_event(GC_EventType ev)
         hp_census_on_collection(atomic_exchange(&force_census, 0), start);
     }
     HP_OWNER_LEAVE();
+    if (ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) scrub_stack_below();
     GC_on_collection_event_proc fn = atomic_load(&program_event_cb);
     if (fn && !atomic_load(&at_exit_collection)) fn(ev);
 }
