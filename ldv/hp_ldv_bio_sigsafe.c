@@ -577,7 +577,8 @@ void hp_ldv_write_prof(int fd)
     }
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
-    line_u64("  emulated without opening the page", hp_ldv_peek_.peeks);
+    line_u64("  emulated without opening the page", atomic_load(&hp_ldv_peek_.peeks));
+    line_u64("    of them while other threads ran", atomic_load(&hp_ldv_peek_.shared_peeks));
     line_u64("  opened for one instruction while other threads ran", atomic_load(&hp_ldv.shared_opens));
     line_u64("  uses recorded", atomic_load(&hp_ldv.uses));
     line_u64("  system-call buffer uses", atomic_load(&hp_ldv.sys_uses));

@@ -258,7 +258,13 @@ typedef struct hp_ldv_peek_state {
     _Atomic uint64_t passes;       /* protect passes so far (hp_ldv_peek_recheck) */
     _Atomic uint64_t created_pass; /* passes + 1 when a thread was last created */
     int (*gc_get_parallel)(void);
-    uint64_t peeks;          /* instructions emulated through the descriptor (.prof) */
+    _Atomic uint64_t peeks;  /* instructions emulated through the descriptor (.prof) */
+    /* Threads: a peek holds `lock`; whatever makes a heap page accessible
+     * announces itself in `opening` and waits for the lock to be free
+     * (hp_ldv_peek_sigsafe.c gives the protocol). */
+    _Atomic int lock;
+    _Atomic int opening;
+    _Atomic uint64_t shared_peeks;   /* peeks while other threads ran (.prof) */
 } hp_ldv_peek_state;
 extern hp_ldv_peek_state hp_ldv_peek_;
 void hp_ldv_peek_open(void);   /* at start-up and in a forked child */
@@ -270,6 +276,17 @@ void hp_ldv_peek_recheck(void);
 void hp_ldv_peek_creating(int phase);
 /* The descriptor, when it may be used now; else -1. Handler-safe. */
 int hp_ldv_peek_fd(void);
+/* Around an emulation through the descriptor of an access at addr (on a
+ * page heapprof protected): 1 when it may go ahead (then
+ * hp_ldv_peek_end), 0 when the page may be open now or is being opened
+ * (the caller opens it as without the descriptor). Handler-safe. */
+int hp_ldv_peek_begin(uintptr_t addr);
+void hp_ldv_peek_end(void);
+/* Around every mprotect or map call that may make a heap page accessible
+ * (heapprof's openings, the program's calls): waits for a peek in flight
+ * to end. Handler-safe; never waits on a thread that can be stopped. */
+void hp_ldv_opening_begin(void);
+void hp_ldv_opening_end(void);
 /* 1 while the program runs one thread (libgc's markers aside), as counted
  * at the last protect pass and since then: no other thread can touch a
  * page the handler opens for one instruction. */

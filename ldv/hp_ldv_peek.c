@@ -47,6 +47,10 @@ void hp_ldv_peek_open(void)
         hp_ldv_peek_.token = (uint64_t *)p;
     }
     *hp_ldv_peek_.token = 0;
+    /* (A child: a peek or an opening of a parent's thread at the fork
+     * never ends here.) */
+    atomic_store(&hp_ldv_peek_.lock, 0);
+    atomic_store(&hp_ldv_peek_.opening, 0);
     atomic_store(&hp_ldv_peek_.solo_gen, atomic_load(&hp_ldv_peek_.gen) ^ 1);   /* until a count */
     int fd = hp_sys_open("/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
     if (fd < 0) return;

@@ -5,8 +5,9 @@
  * accesses them on the process's behalf, as a debugger's peek and poke
  * do), so an emulated load or store costs one pread or pwrite instead of
  * an mprotect that opens the page and one that protects it again -- each
- * of which splits or merges a map entry and flushes the TLB -- and the page
- * is never open for another thread to use unseen.
+ * of which splits or merges a map entry and flushes the TLB of every CPU
+ * the process runs on -- and the page is never open for another thread to
+ * use unseen.
  *
  * The descriptor is used only while it is certainly this process's own
  * /proc/self/mem (hp_ldv_peek.c opened it):
@@ -15,17 +16,33 @@
  *     (fork, vfork excepted, or a raw clone) it reads zero and the
  *     descriptor is not used;
  *   - the program may close the number and get another file there: the
- *     descriptor's identity (device, inode) is checked before each use;
- *   - threads: a load or store through the kernel is a copy that another
- *     CPU may see in pieces (or, for a store, done twice), unlike the one
- *     instruction it stands for; so the descriptor is used only while the
- *     program runs one thread. libgc's marker threads do not count: they
- *     touch the heap only while a collection runs, when every page is
- *     open. Each protect pass counts the threads (hp_ldv_peek_recheck);
- *     a thread's creation (pthread_create, or a raw clone seen by system
- *     call dispatch) stops the use at once, until the next count.
- * Whenever the descriptor will not serve, the caller opens the page as
- * before. Async-signal-safe throughout. */
+ *     descriptor's identity (device, inode) is checked before each use.
+ *
+ * Threads. A load or store through the kernel is a copy, which another
+ * CPU may see in pieces; the instruction it stands for is one access. The
+ * copy keeps that property when no other access to the same bytes can
+ * overlap it: a page heapprof holds protected is reached only through the
+ * fault handlers, so two rules suffice.
+ *   1. Peeks are serialised: each holds `lock` (a spin lock taken only in
+ *      a fault handler, where every asynchronous signal is blocked: its
+ *      holder is never stopped by the collector and never waits).
+ *   2. Nothing makes a heap page accessible while a peek is in flight:
+ *      every opening -- heapprof's (hp_ldv_open_span: a fault's page, a
+ *      system call's buffer, a collection's start, giving way) and the
+ *      program's own memory-map calls (hp_ldv_vm_call) -- first raises
+ *      `opening`, then waits for the lock to be free, and lowers `opening`
+ *      after its call. A peek takes the lock, then gives up if `opening`
+ *      is raised; otherwise, when other threads may run, it checks that
+ *      the page is still protected now (process_vm_readv of one byte
+ *      fails on a protected page: a page opened before the lock was taken
+ *      is seen so). Both sides use sequentially consistent atomics: either
+ *      the opener sees the lock held and waits, or the peek sees `opening`
+ *      raised or the page open. A peek that gives up lets the handler open
+ *      the page for the instruction, as without the descriptor.
+ * While the program runs one thread (libgc's markers aside: they touch the
+ * heap only while a collection has every page open), no other thread can
+ * open a page during the handler, and the check of rule 2 is skipped.
+ * Async-signal-safe throughout. */
 #include "ldv/hp_ldv_internal.h"
 #include "core/hp_sys.h"
 
@@ -38,7 +55,6 @@ int hp_ldv_peek_fd(void)
 {
     const volatile uint64_t *tok = hp_ldv_peek_.token;
     if (!tok || *tok != HP_LDV_PEEK_MAGIC) return -1;   /* not set up, or a child */
-    if (atomic_load(&hp_ldv_peek_.solo_gen) != atomic_load(&hp_ldv_peek_.gen)) return -1;
     int fd = hp_ldv_peek_.fd;
     struct stat st;
     if (HP_SYS6(SYS_fstat, fd, &st, 0, 0, 0, 0) != 0 ||
@@ -46,6 +62,41 @@ int hp_ldv_peek_fd(void)
         return -1;
     return fd;
 }
+
+int hp_ldv_peek_begin(uintptr_t addr)
+{
+    unsigned spins = 0;
+    int free_ = 0;
+    while (!atomic_compare_exchange_weak(&hp_ldv_peek_.lock, &free_, 1)) {
+        free_ = 0;
+        hp_ldv_pause(&spins);   /* another thread's peek: one system call */
+    }
+    if (atomic_load(&hp_ldv_peek_.opening) == 0) {
+        if (hp_ldv_peek_solo()) return 1;
+        unsigned char b;
+        if (hp_sys_read_own_memory(&b, (const void *)addr, 1) != 1) {
+            atomic_fetch_add_explicit(&hp_ldv_peek_.shared_peeks, 1, memory_order_relaxed);
+            return 1;   /* protected, and stays so until the lock is free */
+        }
+    }
+    atomic_store(&hp_ldv_peek_.lock, 0);
+    return 0;
+}
+
+void hp_ldv_peek_end(void) { atomic_store(&hp_ldv_peek_.lock, 0); }
+
+void hp_ldv_opening_begin(void)
+{
+    atomic_fetch_add(&hp_ldv_peek_.opening, 1);
+    /* (In a fork's child the token reads zero and no peek is made: a lock
+     * held by a parent's thread at the fork is never given back there.) */
+    const volatile uint64_t *tok = hp_ldv_peek_.token;
+    unsigned spins = 0;
+    while (atomic_load(&hp_ldv_peek_.lock) && tok && *tok == HP_LDV_PEEK_MAGIC)
+        hp_ldv_pause(&spins);
+}
+
+void hp_ldv_opening_end(void) { atomic_fetch_sub(&hp_ldv_peek_.opening, 1); }
 
 int hp_ldv_peek_solo(void)
 {

@@ -272,10 +272,15 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     int peek_fd = -1;
     if (step && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
         peek_fd = hp_ldv_peek_fd();
-    if (peek_fd >= 0 && hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd)) {
+    int peeked = 0;
+    if (peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
+        peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd);
+        hp_ldv_peek_end();
+    }
+    if (peeked) {
         /* Done through /proc/self/mem: the page never opened. */
         atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
-        hp_ldv_peek_.peeks++;
+        atomic_fetch_add_explicit(&hp_ldv_peek_.peeks, 1, memory_order_relaxed);
         tt.last_addr = 0;
         ok = 1;
     } else if (step) {

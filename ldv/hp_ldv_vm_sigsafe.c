@@ -154,6 +154,7 @@ static void restore_owned(uintptr_t lo, uintptr_t hi)
 int hp_ldv_open_span(uintptr_t lo, uintptr_t hi)
 {
     int r = 0;
+    hp_ldv_opening_begin();   /* no peek in flight meanwhile (hp_ldv_peek_sigsafe.c) */
     if (!atomic_load(&owned_pages)) {
         r = hp_sys_mprotect((void *)lo, hi - lo, hp_ldv_open_prot);
     } else {
@@ -168,6 +169,7 @@ int hp_ldv_open_span(uintptr_t lo, uintptr_t hi)
     }
     /* The program protected a page of it meanwhile. */
     if (atomic_load(&owned_pages)) restore_owned(lo, hi);
+    hp_ldv_opening_end();
     return r;
 }
 
@@ -234,6 +236,31 @@ static uintptr_t page_hi(long a, long n)
     return (e + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
 }
 
+/* May the call make a page of the runs heapprof protects accessible? An
+ * mprotect over them, a fixed mapping or a move onto them (a mapping
+ * elsewhere, an unmapping or madvise gives no access to a protected page:
+ * a peek there fails and the handler opens the page as before). */
+static int overlaps_runs(uintptr_t a, uintptr_t n)
+{
+    uintptr_t lo = hp_ldv.lo, hi = hp_ldv.hi;
+    return lo < hi && a < hi && a + n > lo && a + n >= a;
+}
+
+static int may_open_heap(long nr, long a0, long a1, long a2, long a3, long a4)
+{
+    switch (nr) {
+    case SYS_mprotect: case SYS_pkey_mprotect:
+        return overlaps_runs((uintptr_t)a0, (uintptr_t)a1);
+    case SYS_mmap:
+        return (a3 & MAP_FIXED) && overlaps_runs((uintptr_t)a0, (uintptr_t)a1);
+    case SYS_mremap:
+        return overlaps_runs((uintptr_t)a0, (uintptr_t)a1) ||
+               ((a3 & 2 /* MREMAP_FIXED */) && overlaps_runs((uintptr_t)a4, (uintptr_t)a2));
+    default:
+        return 0;
+    }
+}
+
 long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
     int prot_call = nr == SYS_mprotect || nr == SYS_pkey_mprotect;
@@ -241,8 +268,17 @@ long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a
      * the page owned when it looks again after its own mprotect. */
     if (prot_call && hp_ldv.active && a1 > 0 && !((uintptr_t)a0 & (HP_PAGE - 1)))
         record(page_lo(a0), page_hi(a0, a1), (int)a2, nr == SYS_pkey_mprotect ? (int)a3 : -1);
+    /* (A map call may make a heap page accessible: not while a fault
+     * handler emulates an access to it through /proc/self/mem.) */
+    int opening = hp_ldv.active && may_open_heap(nr, a0, a1, a2, a3, a4);
+    if (opening) hp_ldv_opening_begin();
     long r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
-    if (r == -ENOMEM && enomem()) r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
+    if (opening) hp_ldv_opening_end();
+    if (r == -ENOMEM && enomem()) {
+        if (opening) hp_ldv_opening_begin();
+        r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
+        if (opening) hp_ldv_opening_end();
+    }
     if (!hp_ldv.active || (unsigned long)r > (unsigned long)-4096L) return r;
     switch (nr) {
     case SYS_mprotect: case SYS_pkey_mprotect:
