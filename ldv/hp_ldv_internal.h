@@ -107,6 +107,7 @@ typedef struct hp_ldv_state {
     _Atomic int within_budget;      /* 1 while the credit may be spent */
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
     _Atomic uint64_t budget_opens;  /* pages left open while past it */
+    _Atomic uint64_t group_opens;   /* ... with their group (hp_ldv_open_group) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
     _Atomic int handlers;           /* fault handlers and wrappers inside the index */
@@ -182,6 +183,7 @@ extern hp_ldv_bio hp_ldv_bio_;
  * policy. */
 #define HP_LDV_INFLIGHT_SLOTS 256
 #define HP_LDV_BLOCK_PAGES 256u             /* coarse open: 1 MiB */
+#define HP_LDV_GROUP_PAGES 16u              /* past the budget: 64 KiB (hp_ldv_open_group) */
 typedef struct hp_ldv_inflight { _Atomic uintptr_t lo; _Atomic uintptr_t hi; } hp_ldv_inflight;
 #define HP_LDV_STEP_SLOTS 1024
 /* A page opened for a thread's instruction (stepped or emulated): how many
@@ -218,6 +220,7 @@ const hp_ldv_run *hp_ldv_find_run(uintptr_t addr);
 /* Open the page holding addr (within its run `run`), degrading to a
  * larger block when the map-entry budget is spent. 0 or -1. */
 int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run);
+int hp_ldv_open_group(uintptr_t addr, const hp_ldv_run *run);
 /* Open every protected page of [p, p+n). */
 void hp_ldv_open_range(uintptr_t p, size_t n);
 /* The same, opening again pages flagged open for the period. */

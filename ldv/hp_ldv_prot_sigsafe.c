@@ -116,6 +116,29 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     return open_span(run->lo, run->hi, run) == 0 ? 1 : -1;
 }
 
+/* Past the budget, a fruitless fault opens the aligned group of
+ * HP_LDV_GROUP_PAGES pages around its page (within the run) for the rest
+ * of the period: one mprotect, one map-entry split, and no fault on the
+ * group's other pages until the next pass, where opening the page alone
+ * left each of them to fault and open in turn. Their objects not yet seen
+ * used this period become uncertain, as on any page left open (marked at
+ * the next collection's start, from the pages' OPENED flags). */
+int hp_ldv_open_group(uintptr_t addr, const hp_ldv_run *run)
+{
+    uintptr_t span = (uintptr_t)HP_LDV_GROUP_PAGES * HP_PAGE;
+    uintptr_t glo = addr & ~(span - 1), ghi = glo + span;
+    if (glo < run->lo) glo = run->lo;
+    if (ghi > run->hi) ghi = run->hi;
+    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
+    if (used + 2 > hp_ldv.map_budget) return hp_ldv_open_page(addr, run);
+    atomic_fetch_add(&hp_ldv.opens, 1);
+    if (open_span(glo, ghi, run) == 0) {
+        atomic_fetch_add_explicit(&hp_ldv.group_opens, 1, memory_order_relaxed);
+        return 0;
+    }
+    return hp_ldv_open_page(addr, run);
+}
+
 static void open_range(uintptr_t p, size_t n, int again);
 
 void hp_ldv_open_range(uintptr_t p, size_t n) { open_range(p, n, 0); }

@@ -251,6 +251,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
     int ok;
     int step = hp_ldv.precise && tt.npend < PEND_MAX;
+    int wide = 0;   /* past the budget: open the page's group (hp_ldv_open_group) */
     if (step && hp_ldv.repeat) {
         /* Adaptive: within the budget, the first use found this period of
          * an object that has survived two collections pays for
@@ -261,6 +262,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             if (fresh == 2 && rich) hp_ldv_fruitful(addr, run);
         } else if (hp_ldv_fruitless(addr, run, rich)) {
             step = 0;
+            wide = !rich;
         }
     }
     /* Nothing left to learn on the page this period: open it until the
@@ -309,6 +311,8 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             hp_ldv_reprotect_page(page);   /* gives the count back */
             ok = hp_ldv_open_page(addr, run) >= 0;
         }
+    } else if (wide) {
+        ok = hp_ldv_open_group(addr, run) >= 0;
     } else {
         ok = hp_ldv_open_page(addr, run) >= 0;
     }
