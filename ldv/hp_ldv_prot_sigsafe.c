@@ -94,10 +94,28 @@ static int open_span(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
     return -1;
 }
 
+/* Map entries heapprof's protection holds: up to two per run protected
+ * and per opening inside one. */
+static long entries_used(void)
+{
+    return 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
+}
+
+/* The aligned span of `pages` pages around addr, within run r. */
+static void aligned_span(uintptr_t addr, const hp_ldv_run *r, uintptr_t pages,
+                         uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t span = pages * HP_PAGE;
+    *lo = addr & ~(span - 1);
+    *hi = *lo + span;
+    if (*lo < r->lo) *lo = r->lo;
+    if (*hi > r->hi) *hi = r->hi;
+}
+
 int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
 {
     uintptr_t page = addr & ~(uintptr_t)(HP_PAGE - 1);
-    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
+    long used = entries_used();
     if (used + 2 <= hp_ldv.map_budget) {
         atomic_fetch_add(&hp_ldv.opens, 1);
         if (open_span(page, page + HP_PAGE, run) == 0) return 0;
@@ -105,10 +123,8 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
     /* Over budget (or the kernel said ENOMEM): open the aligned block
      * around the page, then the whole run; both merge map entries back. */
     atomic_fetch_add(&hp_ldv.coarse_opens, 1);
-    uintptr_t blo = addr & ~(uintptr_t)(BLOCK_PAGES * HP_PAGE - 1);
-    uintptr_t bhi = blo + BLOCK_PAGES * HP_PAGE;
-    if (blo < run->lo) blo = run->lo;
-    if (bhi > run->hi) bhi = run->hi;
+    uintptr_t blo, bhi;
+    aligned_span(addr, run, BLOCK_PAGES, &blo, &bhi);
     if (used + 2 <= hp_ldv.map_budget + 2 * 4096 && open_span(blo, bhi, run) == 0) {
         atomic_fetch_add(&hp_ldv.opens, 1);
         return 1;
@@ -122,15 +138,13 @@ int hp_ldv_open_page(uintptr_t addr, const hp_ldv_run *run)
  * group's other pages until the next pass, where opening the page alone
  * left each of them to fault and open in turn. Their objects not yet seen
  * used this period become uncertain, as on any page left open (marked at
- * the next collection's start, from the pages' OPENED flags). */
+ * the next collection's start, from the pages' OPENED flags). Near the
+ * map-entry budget, or refused, it is hp_ldv_open_page's opening. */
 int hp_ldv_open_group(uintptr_t addr, const hp_ldv_run *run)
 {
-    uintptr_t span = (uintptr_t)HP_LDV_GROUP_PAGES * HP_PAGE;
-    uintptr_t glo = addr & ~(span - 1), ghi = glo + span;
-    if (glo < run->lo) glo = run->lo;
-    if (ghi > run->hi) ghi = run->hi;
-    long used = 2 * ((long)hp_ldv.nruns + atomic_load(&hp_ldv.opens));
-    if (used + 2 > hp_ldv.map_budget) return hp_ldv_open_page(addr, run);
+    if (entries_used() + 2 > hp_ldv.map_budget) return hp_ldv_open_page(addr, run);
+    uintptr_t glo, ghi;
+    aligned_span(addr, run, HP_LDV_GROUP_PAGES, &glo, &ghi);
     atomic_fetch_add(&hp_ldv.opens, 1);
     if (open_span(glo, ghi, run) == 0) {
         atomic_fetch_add_explicit(&hp_ldv.group_opens, 1, memory_order_relaxed);

@@ -261,6 +261,15 @@ static int may_open_heap(long nr, long a0, long a1, long a2, long a3, long a4)
     }
 }
 
+/* The program's call itself; `opening`: as an opening of a heap page. */
+static long raw_call(int opening, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+    if (opening) hp_ldv_opening_begin();
+    long r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
+    if (opening) hp_ldv_opening_end();
+    return r;
+}
+
 long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
     int prot_call = nr == SYS_mprotect || nr == SYS_pkey_mprotect;
@@ -271,14 +280,8 @@ long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a
     /* (A map call may make a heap page accessible: not while a fault
      * handler emulates an access to it through /proc/self/mem.) */
     int opening = hp_ldv.active && may_open_heap(nr, a0, a1, a2, a3, a4);
-    if (opening) hp_ldv_opening_begin();
-    long r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
-    if (opening) hp_ldv_opening_end();
-    if (r == -ENOMEM && enomem()) {
-        if (opening) hp_ldv_opening_begin();
-        r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
-        if (opening) hp_ldv_opening_end();
-    }
+    long r = raw_call(opening, nr, a0, a1, a2, a3, a4, a5);
+    if (r == -ENOMEM && enomem()) r = raw_call(opening, nr, a0, a1, a2, a3, a4, a5);
     if (!hp_ldv.active || (unsigned long)r > (unsigned long)-4096L) return r;
     switch (nr) {
     case SYS_mprotect: case SYS_pkey_mprotect:
