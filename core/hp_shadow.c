@@ -2,7 +2,7 @@
  * hp_shadow.h for the concurrency contract).
  *
  * A log is a chain of fixed-size chunks. The producer (the owning thread)
- * fills the tail chunk and publishes each record with a release store of the
+ * fills the tail chunk and publishes each entry with a release store of the
  * chunk's count; the consumer (the owner context) reads up to the count with
  * an acquire load, and recycles a chunk only once the producer has linked a
  * successor, after which the producer never touches it again. */
@@ -90,6 +90,7 @@ hp_tlog *hp_shadow_log_new(void)
         atomic_init(&log->state, LOG_CLAIMED);
         fresh = 1;
     }
+    c->period0 = 0;   /* (set by the first entry) */
     log->tail = log->head = c;
     log->consumed = 0;
     if (fresh) {
@@ -101,34 +102,72 @@ hp_tlog *hp_shadow_log_new(void)
     return log;
 }
 
-hp_rec *hp_shadow_log_slot(hp_tlog *log)
+/* Does `r` fit a short entry in a chunk started at `period0`? (Note [The
+ * log's entries]; age and flags are 0 in a new record.) */
+static inline int fits_short(const hp_rec *r, uint32_t period0)
 {
-    hp_chunk *c = log->tail;
-    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    if (n == HP_CHUNK_RECS) {
-        hp_chunk *nc = chunk_get();
-        if (!nc) return NULL;
-        atomic_store_explicit(&c->next, nc, memory_order_release);
-        log->tail = c = nc;
-        n = 0;
-    }
-    return &c->recs[n];
+    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
+           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
+           r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
+           r->how < HP_LOG_PAD;
 }
 
-void hp_shadow_log_publish(hp_tlog *log)
+static inline void put_short(hp_chunk *c, uint32_t n, const hp_rec *r)
+{
+    hp_logent *e = &c->ents[n];
+    e->a = (uint64_t)r->base | r->how | (uint64_t)r->kind << 48 |
+           (uint64_t)(r->birth - c->period0) << 56;
+    e->ccs = r->ccs;
+    e->sizes = (r->granted >> 4) << 16 | (r->granted - r->req);
+    atomic_store_explicit(&c->count, n + 1, memory_order_release);
+}
+
+/* A chunk for `log` with room for `need` more entries: the tail, or a new
+ * one started at `period0` and linked after it (the tail's unused entries
+ * padded, and published); NULL when out of memory. */
+static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
 {
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    atomic_store_explicit(&c->count, n + 1, memory_order_release);
+    if (n + need <= HP_CHUNK_ENTS) return c;
+    hp_chunk *nc = chunk_get();
+    if (!nc) return NULL;
+    nc->period0 = period0;
+    for (uint32_t i = n; i < HP_CHUNK_ENTS; i++) c->ents[i].a = HP_LOG_PAD;
+    atomic_store_explicit(&c->count, HP_CHUNK_ENTS, memory_order_release);
+    atomic_store_explicit(&c->next, nc, memory_order_release);
+    log->tail = nc;
+    return nc;
+}
+
+/* A new chunk, or a record written whole (Note [The log's entries]). */
+__attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
+{
+    hp_chunk *c = room_for(log, 1, r->birth);
+    if (!c) return -1;
+    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
+    if (n == 0) c->period0 = r->birth;   /* (published with the first entry) */
+    if (fits_short(r, c->period0)) {
+        put_short(c, n, r);
+        return 0;
+    }
+    if (!(c = room_for(log, 3, r->birth))) return -1;
+    n = atomic_load_explicit(&c->count, memory_order_relaxed);
+    c->ents[n] = (hp_logent){HP_LOG_LONG, 0, 0};
+    __builtin_memcpy(&c->ents[n + 1], r, sizeof *r);
+    atomic_store_explicit(&c->count, n + 3, memory_order_release);
+    return 0;
 }
 
 int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
 {
-    hp_rec *slot = hp_shadow_log_slot(log);
-    if (!slot) return -1;
-    *slot = *r;
-    hp_shadow_log_publish(log);
-    return 0;
+    hp_chunk *c = log->tail;
+    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
+    if (__builtin_expect(n < HP_CHUNK_ENTS && fits_short(r, c->period0), 1)) {
+        put_short(c, n, r);
+        return 0;
+    }
+    return append_slow(log, r);
 }
 
 void hp_shadow_log_exit(hp_tlog *log)

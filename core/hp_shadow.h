@@ -5,7 +5,7 @@
  * no atomic read-modify-write: one release store). Everything else runs in
  * the single "owner" context: a thread holding the collector's allocation
  * lock (a collection callback, or GC_call_with_alloc_lock). The owner takes
- * the logs' records (judged where they are by a sweep, survivors appended
+ * the logs' records (judged as they are taken by a sweep, survivors appended
  * to the main table; or drained into it whole), notes explicit frees, and
  * sweeps: every record is judged live or dead at every collection, so no
  * record outlives its
@@ -72,10 +72,10 @@ int hp_shadow_init(void);
 
 /* --- thread side --- */
 hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
-int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);   /* owner thread only */
-/* Or, without a copy: a slot to fill in, then publish it. */
-hp_rec *hp_shadow_log_slot(hp_tlog *log);
-void hp_shadow_log_publish(hp_tlog *log);
+/* Append a new record (age and flags 0) to the log of the calling thread
+ * (its owner); 0, or -1 when out of memory. Logged, it takes 16 bytes
+ * (Note [The log's entries], core/hp_shadow_internal.h). */
+int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);
 void hp_shadow_log_exit(hp_tlog *log);     /* owner thread is exiting */
 
 /* --- owner side (caller holds the collector's allocation lock) --- */

@@ -12,14 +12,65 @@
 
 #include <stdatomic.h>
 
-#define HP_CHUNK_RECS 2046   /* a chunk is 64 KiB */
+/* Note [The log's entries]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A log holds what the allocation path knows of a new object in 16 bytes,
+ * half a record (hp_rec): at the peak of a run the logs hold every object
+ * allocated since the last collection, as many as the live ones or more.
+ *   a:     the base (bits 4-47: 16-aligned, below 2^48), HP_HOW_* (bits
+ *          0-3), the kind (bits 48-55), the birth less the chunk's
+ *          period0 (bits 56-63);
+ *   ccs:   the cost-centre stack;
+ *   sizes: the granted bytes in 16-byte granules (bits 16-31), the granted
+ *          bytes less the requested (bits 0-15).
+ * A record these fields cannot hold (a mode word, as sample='s weight; a
+ * size of 1 MiB or more, or not a multiple of 16; a slop of 64 KiB or
+ * more; a birth 256 periods after the chunk's first) is written whole: an
+ * entry of how HP_LOG_LONG, then the hp_rec itself in the next two
+ * entries, published together. A chunk without room for those three ends
+ * with entries of how HP_LOG_PAD. Age and flags are 0 in every new record,
+ * and nothing writes a record while it is logged. */
+#define HP_LOG_LONG 15
+#define HP_LOG_PAD 14
+_Static_assert(HP_HOW_COUNT <= HP_LOG_PAD, "HP_HOW_* values must fit below the log's markers");
+
+typedef struct hp_logent {
+    uint64_t a;
+    uint32_t ccs;
+    uint32_t sizes;
+} hp_logent;
+_Static_assert(sizeof(hp_logent) * 2 == sizeof(hp_rec), "a long entry is two entries");
+
+#define HP_CHUNK_ENTS 4095   /* a chunk is 64 KiB */
 
 typedef struct hp_chunk {
     struct hp_chunk *_Atomic next;
-    _Atomic uint32_t count;
-    uint32_t pad;
-    hp_rec recs[HP_CHUNK_RECS];
+    _Atomic uint32_t count;     /* entries published */
+    uint32_t period0;           /* the period when the chunk was started */
+    hp_logent ents[HP_CHUNK_ENTS];
 } hp_chunk;
+
+/* The record of the entry at `e` (which is not HP_LOG_PAD) into *r;
+ * returns how many entries it took (1, or 3 for a long one). */
+static inline unsigned hp_log_decode(const hp_logent *e, uint32_t period0, hp_rec *r)
+{
+    unsigned how = (unsigned)(e->a & 15);
+    if (how == HP_LOG_LONG) {
+        __builtin_memcpy(r, e + 1, sizeof *r);
+        return 3;
+    }
+    r->base = (uintptr_t)(e->a & 0x0000fffffffffff0ull);
+    r->ccs = e->ccs;
+    r->granted = (e->sizes >> 16) * 16;
+    r->req = r->granted - (e->sizes & 0xffff);
+    r->birth = period0 + (uint32_t)(e->a >> 56);
+    r->word = 0;
+    r->kind = (uint8_t)(e->a >> 48);
+    r->how = (uint8_t)how;
+    r->age = 0;
+    r->flags = 0;
+    return 1;
+}
 
 /* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
  * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
@@ -94,8 +145,9 @@ static inline int hp_shadow_freed_maybe(uintptr_t base)
     return (int)((w[bit >> 6] >> (bit & 63)) & 1);
 }
 
-/* Hand the records still in the logs to `fn`, span by span, where they
- * are (no copy), then count them as drained. Indexes of these records, for
+/* Hand the records still in the logs to `fn`, span by span (decoded from
+ * the log's entries into a buffer of the caller's stack, 2 KiB: `fn` must
+ * not keep the pointer), then count them as drained. Indexes of these records, for
  * hp_shadow_freed_at, are the table length or more (records logged after
  * every noted free). */
 typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);

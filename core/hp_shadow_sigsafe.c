@@ -64,6 +64,28 @@ static int table_push_many(const hp_rec *r, size_t n)
     return 0;
 }
 
+/* The records of entries [from, to) of chunk `c`, decoded into a buffer
+ * (Note [The log's entries]) and given to `fn` a buffer at a time. */
+#define DECODED 64   /* 2 KiB of stack */
+static void take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_span_fn fn,
+                         void *ctx)
+{
+    hp_rec buf[DECODED];
+    size_t k = 0;
+    for (uint32_t i = from; i < to;) {
+        if ((c->ents[i].a & 15) == HP_LOG_PAD) {
+            i++;
+            continue;
+        }
+        i += hp_log_decode(&c->ents[i], c->period0, &buf[k]);
+        if (++k == DECODED) {
+            fn(buf, k, ctx);
+            k = 0;
+        }
+    }
+    if (k) fn(buf, k, ctx);
+}
+
 /* Give one log's unconsumed records to `fn` span by span; each span is
  * consumed once `fn` returns, and an exited thread's log is recycled once
  * empty. */
@@ -74,10 +96,10 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        if (n > log->consumed) fn(&c->recs[log->consumed], n - log->consumed, ctx);
+        if (n > log->consumed) take_entries(c, log->consumed, n, fn, ctx);
         log->consumed = n;
         hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
-        if (n == HP_CHUNK_RECS && next) {
+        if (n == HP_CHUNK_ENTS && next) {
             hp_shadow_chunk_put(c);
             c = next;
             log->consumed = 0;
@@ -175,8 +197,17 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         uint32_t from = l->consumed;
         for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-            for (uint32_t i = from; i < n && i < HP_CHUNK_RECS; i++)
-                visit(&c->recs[i], HP_EV_NEW, ctx);
+            for (uint32_t i = from; i < n && i < HP_CHUNK_ENTS;) {
+                unsigned how = (unsigned)(c->ents[i].a & 15);
+                if (how == HP_LOG_PAD) {
+                    i++;
+                    continue;
+                }
+                if (how == HP_LOG_LONG && i + 3 > n) break;   /* (a view in flux) */
+                hp_rec r;
+                i += hp_log_decode(&c->ents[i], c->period0, &r);
+                visit(&r, HP_EV_NEW, ctx);
+            }
             from = 0;
         }
     }

@@ -1,8 +1,9 @@
 /* hp_sweep: the store's one sweep (level 6, model).
  *
  * After each completed collection every record is judged, in the table and
- * still in the threads' logs (judged where they are: only survivors are
- * copied to the table, so the many that die young are never copied):
+ * still in the threads' logs (judged as they are taken from the logs: only
+ * survivors are copied to the table, so the many that die young never
+ * enter it):
  *   - a record seen for the first time has its allocation tallied (its
  *     stack's figures, the run totals, the report's kind breakdown);
  *   - a record freed explicitly (hp_shadow_note_free) or left unmarked by

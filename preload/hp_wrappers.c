@@ -111,23 +111,20 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
         t->kc_kind = kind;
         if (granted >= UINT32_MAX) t->kc_page = 0;   /* (not cached) */
     }
-    hp_rec *r = hp_shadow_log_slot(t->log);
-    if (!r) {   /* out of memory for the log: said at exit */
+    hp_rec r;
+    r.base = (uintptr_t)base;
+    r.ccs = ccs;
+    r.req = sat32(req);
+    r.granted = sat32(granted);
+    r.birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
+    r.word = 0;
+    if (hp_sample_on) r.word = t->sample_count;   /* its weight (core/hp_sample.h) */
+    r.kind = (uint8_t)kind;
+    r.how = (uint8_t)how;
+    r.age = 0;
+    r.flags = 0;
+    if (hp_shadow_log_append(t->log, &r) != 0)   /* out of memory for the log: said at exit */
         hp_shadow_lost_one(granted);
-        return;
-    }
-    r->base = (uintptr_t)base;
-    r->ccs = ccs;
-    r->req = sat32(req);
-    r->granted = sat32(granted);
-    r->birth = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    r->word = 0;
-    if (hp_sample_on) r->word = t->sample_count;   /* its weight (core/hp_sample.h) */
-    r->kind = (uint8_t)kind;
-    r->how = (uint8_t)how;
-    r->age = 0;
-    r->flags = 0;
-    hp_shadow_log_publish(t->log);
 }
 
 __attribute__((noinline)) static void record(hp_thread *t, void *p, size_t req, int how,

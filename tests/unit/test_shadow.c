@@ -13,7 +13,7 @@
 #include "core/hp_shadow.h"
 #include "core/hp_shadow_internal.h"
 
-#define CHUNK_RECS 2046   /* records per log chunk (hp_shadow.c) */
+#define CHUNK_RECS HP_CHUNK_ENTS   /* short entries per log chunk */
 
 static void setup(void) { cr_assert_eq(hp_shadow_init(), 0); }
 
@@ -29,8 +29,8 @@ static hp_rec make_rec(unsigned t, unsigned i)
     memset(&r, 0, sizeof r);
     r.base = base_of(t, i);
     r.ccs = t * 1000000u + i;
-    r.req = i * 3 + 1;
-    r.granted = i * 3 + 16;
+    r.granted = 16 * (i % 50 + 1);   /* a short entry (Note [The log's entries]) */
+    r.req = r.granted - i % 13;
     r.birth = t;
     r.kind = (uint8_t)(i % 3);
     r.how = (uint8_t)(i % HP_HOW_COUNT);
@@ -139,7 +139,7 @@ Test(shadow, many_chunks, .init = setup)
     /* Drains in the middle of chunks and exactly at chunk boundaries. */
     const unsigned cuts[] = {5000 + 1, 5000 + 1000, 2 * CHUNK_RECS + 3 * CHUNK_RECS,
                              6 * CHUNK_RECS, 6 * CHUNK_RECS + 1, 9 * CHUNK_RECS - 1,
-                             9 * CHUNK_RECS, 20000};
+                             9 * CHUNK_RECS, 10 * CHUNK_RECS + 3};
     unsigned at = 5000;
     for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
         append_n(log, 0, at, cuts[c]);
@@ -149,10 +149,10 @@ Test(shadow, many_chunks, .init = setup)
                      s.n[HP_EV_NEW], at);
         cr_assert(s.order_ok, "order broken at cut %zu", c);
     }
-    cr_assert_eq(hp_shadow_records(), 20000);
-    cr_assert_geq(hp_shadow_bytes(), 20000 * sizeof(hp_rec));
+    cr_assert_eq(hp_shadow_records(), 10 * CHUNK_RECS + 3);
+    cr_assert_geq(hp_shadow_bytes(), (10 * CHUNK_RECS + 3) * sizeof(hp_rec));
     /* The logs were drained, but a live thread keeps its current chunk. */
-    cr_assert_geq(hp_shadow_log_bytes(), sizeof(hp_rec) * CHUNK_RECS);
+    cr_assert_geq(hp_shadow_log_bytes(), sizeof(hp_logent) * CHUNK_RECS);
 }
 
 /* foreach visitor: records must be thread 0's, indexes 0, 1, 2, ... */
@@ -204,31 +204,62 @@ Test(shadow, bulk_drain_without_visitor, .init = setup)
     cr_assert_eq(o.next, 30000);
 }
 
-Test(shadow, slot_then_publish, .init = setup)
+/* Records a short entry cannot hold are logged whole (Note [The log's
+ * entries]), also where a chunk has no room left for one; every record
+ * comes back as it went in, in order. */
+static hp_rec odd_rec(unsigned i)
+{
+    hp_rec r = make_rec(0, i);
+    r.birth = 1000 + i / 600;   /* 256 periods past the first chunk's start, and more */
+    switch (i % 9) {
+    case 0: r.word = 7 + i; break;                              /* sample='s weight */
+    case 1: r.granted = (uint32_t)3 << 20; r.req = r.granted - 5; break;  /* 3 MiB */
+    case 2: r.granted = 40; r.req = 33; break;                  /* not granules */
+    case 3: r.granted = (uint32_t)1 << 17; r.req = 1; break;    /* slop of 128 KiB */
+    case 4: r.req = r.granted + 1; break;                       /* (asked for more) */
+    case 5: r.base |= (uintptr_t)1 << 48; break;                /* above 2^48 */
+    case 6: r.birth = 999; break;                               /* before the chunk */
+    default: break;                                             /* short */
+    }
+    return r;
+}
+
+static void check_odd(hp_rec *r, hp_event ev, void *ctx)
+{
+    unsigned *next = ctx;
+    cr_assert_eq(ev, HP_EV_NEW);
+    hp_rec want = odd_rec(*next);
+    cr_assert(memcmp(r, &want, sizeof want) == 0, "record %u changed in the log", *next);
+    ++*next;
+}
+
+static void check_odd_table(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    check_odd(r, HP_EV_NEW, ctx);
+}
+
+Test(shadow, long_and_short_entries, .init = setup)
 {
     hp_tlog *log = hp_shadow_log_new();
     cr_assert_not_null(log);
-    for (unsigned i = 0; i < 3 * CHUNK_RECS + 7; i++) {
-        hp_rec *slot = hp_shadow_log_slot(log);
-        cr_assert_not_null(slot);
-        cr_assert_eq(hp_shadow_log_slot(log), slot, "slot moved before publish");
-        *slot = make_rec(0, i);
-        if (i == 5) {   /* filled but not published: not drained */
-            seen p;
-            seen_init(&p);
-            hp_shadow_drain(visit, &p);
-            cr_assert_eq(p.n[HP_EV_NEW], 5);
-            cr_assert_eq(hp_shadow_records(), 5);
+    const unsigned total = 5 * CHUNK_RECS;
+    for (unsigned i = 0; i < total; i++) {
+        hp_rec r = odd_rec(i);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        if (i == 100) {   /* a drain in the middle of a chunk */
+            unsigned next = 0;
+            hp_shadow_drain(check_odd, &next);
+            cr_assert_eq(next, 101);
         }
-        hp_shadow_log_publish(log);
     }
-    seen s;
-    seen_init(&s);
-    s.next[0] = 5;
-    hp_shadow_drain(visit, &s);
-    cr_assert_eq(s.n[HP_EV_NEW], 3 * CHUNK_RECS + 7 - 5);
-    cr_assert(s.order_ok);
-    cr_assert_eq(hp_shadow_records(), 3 * CHUNK_RECS + 7);
+    unsigned next = 101;
+    hp_shadow_drain(check_odd, &next);
+    cr_assert_eq(next, total);
+    unsigned again = 0;
+    hp_shadow_foreach(check_odd_table, &again);
+    cr_assert_eq(again, total);
+    cr_assert_eq(hp_shadow_records(), total);
 }
 
 Test(shadow, sweep_ages_survivors_and_removes_dead, .init = setup)
@@ -818,7 +849,7 @@ ParameterizedTest(int *try, shadow, concurrent_log_creation, .init = setup, .tim
 }
 
 /* The census's way: judge the table in place, then take the logs' records
- * span by span where they are and keep only the survivors (even indexes)
+ * span by span and keep only the survivors (even indexes)
  * at the table's end through hp_shadow_room. */
 typedef struct {
     size_t spans, taken, kept;
@@ -842,7 +873,7 @@ static void take_evens(hp_rec *recs, size_t n, void *ctx)
     }
 }
 
-Test(shadow, take_pending_hands_each_record_once_in_place, .init = setup)
+Test(shadow, take_pending_hands_each_record_once, .init = setup)
 {
     hp_tlog *a = hp_shadow_log_new(), *b = hp_shadow_log_new();
     append_n(a, 0, 0, 3 * CHUNK_RECS + 5);   /* spans over four chunks */
@@ -876,5 +907,5 @@ Test(shadow, take_pending_hands_each_record_once_in_place, .init = setup)
     cr_assert_eq(len, (3 * CHUNK_RECS + 5 + 1) / 2 + 4 + 2);
     for (size_t i = 1; i < len; i++)   /* thread 0's evens, then 1's, then 0's again */
         cr_assert((t[i].base & 0xffffffffu) % 32 == 0);
-    cr_assert_eq(t[len - 1].base, base_of(0, 3 * CHUNK_RECS + 8));
+    cr_assert_eq(t[len - 1].base, base_of(0, (3 * CHUNK_RECS + 8) & ~1u));   /* the last even */
 }
