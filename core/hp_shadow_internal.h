@@ -49,6 +49,7 @@ typedef struct hp_chunk {
     uint32_t period0;           /* the period when the chunk was started */
     hp_logent ents[HP_CHUNK_ENTS];
 } hp_chunk;
+_Static_assert(sizeof(hp_chunk) % 64 == 0, "a chunk fills whole cache lines");
 
 /* The record of the entry at `e` (which is not HP_LOG_PAD) into *r;
  * returns how many entries it took (1, or 3 for a long one). */
@@ -76,13 +77,20 @@ static inline unsigned hp_log_decode(const hp_logent *e, uint32_t period0, hp_re
  * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
 enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
 
+/* A log and a chunk fill whole cache lines (the meta arena allocates them
+ * one after another, 16-aligned): a thread's log shared a line with the
+ * next thread's first chunk, whose count that thread stores at every
+ * allocation, and two threads allocating at once spent 8.9% of the run on
+ * the two loads of the append (trees_threads 16 2: 0.27 s against
+ * 0.03 s for one thread). */
 struct hp_tlog {
-    hp_tlog *next_all;          /* registry: immutable once published */
+    _Alignas(64) hp_tlog *next_all;   /* registry: immutable once published */
     _Atomic int state;
     hp_chunk *tail;             /* producer */
     hp_chunk *head;             /* consumer */
-    uint32_t consumed;          /* consumer: records of head already drained */
+    uint32_t consumed;          /* consumer: entries of head already drained */
 };
+_Static_assert(sizeof(hp_tlog) % 64 == 0, "a log fills whole cache lines");
 
 typedef struct hp_freed {       /* frees and resizes since the last sweep */
     uintptr_t base;             /* 0 = empty slot */
