@@ -68,12 +68,16 @@ typedef struct hp_memo {
 } hp_memo;
 
 typedef struct hp_caches {
-    hp_pcfn pcfn[HP_PCFN_SLOTS];
+    /* Whole cache lines (the arena hands caches out one after another): a
+     * thread's memo, written at every capture, never shares a line with
+     * the next thread's slots. */
+    _Alignas(64) hp_pcfn pcfn[HP_PCFN_SLOTS];
     hp_edge edge[HP_EDGE_SLOTS];
     hp_recipe recipe[HP_RECIPE_SLOTS];
     hp_memo memo;
     struct hp_caches *next_free;
 } hp_caches;
+_Static_assert(sizeof(hp_caches) % 64 == 0, "a thread's caches fill whole cache lines");
 
 /* A thread's caches, zeroed (NULL when out of memory); and back. The
  * hooks hp_thread calls (hp_thread_set_cache_hooks). */
