@@ -12,6 +12,10 @@
 #include "core/hp_real.h"
 #include "core/hp_shadow_internal.h"
 
+/* Pages whose "in use" answer the sweep keeps (2.3 KB of the collecting
+ * thread's stack). */
+#define HP_SWEEP_PAGES 256
+
 typedef struct sweep_run sweep_run;
 typedef void (*judge_fn)(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table);
 
@@ -24,24 +28,31 @@ struct sweep_run {
     size_t next_idx;      /* index of the next record from the logs */
     judge_fn judge_range;
     int frees;
-    uintptr_t page;       /* is_live's page cache */
-    int page_in_use;
+    /* is_live's pages: page + 1 (0: none), bit 0 of the page's entry in
+     * `in_use`; direct-mapped. */
+    uintptr_t page[HP_SWEEP_PAGES];
+    uint8_t in_use[HP_SWEEP_PAGES];
 };
 
 /* Is the object at `base` live after this collection? The block may have
  * been freed (and its header merged away) by this very collection's
  * reclaim, where GC_is_marked would crash: GC_base says whether the page
- * still holds a block in use, once per page. In a block in use, base is
- * either still an object start with a valid mark bit, or (block reused for
- * another size) some granule whose bit is clear. */
-static inline int is_live(uintptr_t base, uintptr_t *page, int *page_in_use)
+ * still holds a block in use, asked once per page and kept in a small
+ * direct-mapped table for the sweep (records come in allocation order, and
+ * a program that makes objects of several sizes in turn moves between as
+ * many pages at every record: Guile's hash table asked GC_base for nearly
+ * every record). In a block in use, base is either still an object start
+ * with a valid mark bit, or (block reused for another size) some granule
+ * whose bit is clear. Nothing changes blocks while the sweep runs. */
+static inline int is_live(uintptr_t base, uintptr_t *page, uint8_t *in_use)
 {
     uintptr_t pg = base >> 12;
-    if (pg != *page) {
-        *page = pg;
-        *page_in_use = hp_real.GC_base((void *)base) != NULL;
+    unsigned k = (unsigned)(pg & (HP_SWEEP_PAGES - 1));
+    if (page[k] != pg + 1) {
+        page[k] = pg + 1;
+        in_use[k] = hp_real.GC_base((void *)base) != NULL;
     }
-    return *page_in_use && hp_real.GC_is_marked((void *)base) != 0;
+    return in_use[k] && hp_real.GC_is_marked((void *)base) != 0;
 }
 
 static inline __attribute__((always_inline)) void
@@ -54,8 +65,8 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     hp_rec *table = s->table;
     hp_breakdown *bds = breakdown ? sp->bds : NULL;
     int frees = s->frees;
-    uintptr_t page = s->page;
-    int page_in_use = s->page_in_use;
+    uintptr_t *page = s->page;
+    uint8_t *in_use = s->in_use;
     uint32_t t = sp->period + 1;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     uint64_t live_bytes = 0, live_objects = 0;
@@ -75,7 +86,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             if (bds) hp_report_kind(&bds[r->ccs], r, hp_kind_category(r));
         }
         int freed = frees && hp_shadow_freed_at(r, i);
-        if (freed || (judge && !(marks ? is_live(r->base, &page, &page_in_use)
+        if (freed || (judge && !(marks ? is_live(r->base, page, in_use)
                                        : sp->live(r->base, sp->live_ctx)))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
             if (obs && obs->gone) obs->gone(obs->ctx, r, freed ? HP_EV_FREED : HP_EV_DIED, i,
@@ -107,8 +118,6 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         out++;
     }
     s->out = out;
-    s->page = page;
-    s->page_in_use = page_in_use;
     s->res.objects += objects;
     s->res.bytes += bytes;
     s->res.requested += requested;
@@ -170,7 +179,6 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
     size_t len;
     s.table = hp_shadow_table(&len);
     s.frees = hp_shadow_has_frees();
-    s.page = UINTPTR_MAX;
     const hp_sweep_observer *obs = spec->obs;
     int fast = spec->judge && !spec->live && spec->stats &&
                (!spec->census || !obs || !obs->census);
