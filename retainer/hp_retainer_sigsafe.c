@@ -382,6 +382,7 @@ static void traverse(uint64_t mark_ns, int rest)
         hp_ret_.tstats = hp_trace_scc_end(&ok);
         hp_trace_end(&hp_ret_.indexed);
         hp_ret_.scc_censuses++;
+        if (hp_ret_.tstats.heads) hp_ret_.scc_heads_censuses++;
         hp_ret_.next_scc = !(hp_ret_.tstats.objects &&
                              hp_ret_.tstats.set_members <= hp_ret_.tstats.objects * 3 / 2);
     } else {

@@ -49,6 +49,8 @@ typedef struct hp_trace_stats {
                                  set grew after their first scan) */
     uint64_t set_members;     /* component walk: the sum over objects of their
                                  set's size (what a walk per root would visit) */
+    uint64_t heads;           /* component walk over heads only (Note [Tree
+                                 nodes]): the heads; 0 over every node */
 } hp_trace_stats;
 
 int hp_trace_init(void);

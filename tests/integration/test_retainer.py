@@ -132,6 +132,38 @@ class Retainer(hptest.ProfileTest):
         self.assertIn({"g_root0": 960000}, auto)
         self.assertTrue(any(",".join("g_root%d" % i for i in range(8)) in b for b in auto))
 
+    def test_walks_agree_on_random_graphs(self):
+        # tests/progs/graphs.c: random graphs, trees with a few shared
+        # nodes and cycles, and meshes where most nodes are shared, held by
+        # static variables and uncollectable holders. The component walk
+        # (over heads only on trees: retainer/hp_trace_scc_sigsafe.c, Note
+        # [Tree nodes]; over every node on meshes) gives the sets the
+        # depth-first walk gives, census by census, for three seeds.
+        for seed in ("1", "7", "12345"):
+            runs = {}
+            for walk in ("depth", "components"):
+                r, hp, prof = self.profile(["graphs", seed],
+                                           heapprof="retainer,interval=0,length=400,walk=" + walk)
+                self.assertIn("PHASES 4 3", r.stdout)
+                runs[walk] = ([self.bands_without_gc_strays(s) for _, s in hp.samples], prof)
+            depth, comps = runs["depth"][0], runs["components"][0]
+            with self.subTest(seed=seed):
+                self.assertEqual(len(depth), 17)   # (15 censuses and the bookends)
+                self.assertEqual(comps, depth)
+                # Both ways of the component walk ran: over heads (the two
+                # tree phases' censuses, and the last, nearly empty) and
+                # over every node (the meshes').
+                m = re.search(r"^walks: 0 depth-first from each root, (\d+) by strongly connected "
+                              r"components \(walk=components\)\n  by components over heads only "
+                              r"\(.*\): (\d+) of them$", runs["components"][1], re.M)
+                self.assertIsNotNone(m, runs["components"][1])
+                total, heads = int(m.group(1)), int(m.group(2))
+                self.assertEqual(total, 15)
+                self.assertTrue(6 <= heads <= 9, heads)
+                # A tree phase's sets: g_var0 holds its root, so every node.
+                self.assertTrue(any(sum(v for k, v in b.items() if "g_var0" in k.split(",")) >=
+                                    20000 * 32 for b in depth))
+
     def test_root_kinds_the_collector_has(self):
         # Roots a walk from the pushed ranges alone misses (issue
         # "retainers on real runtimes"): a mark procedure's side table, an

@@ -1,0 +1,102 @@
+/* graphs: random object graphs for the retainer profile's two walks, which
+ * must give the same sets census by census (walk=depth, walk=components;
+ * test_retainer.test_walks_agree_on_random_graphs). PHASES phases, each a
+ * graph of N nodes kept over COLLECTIONS collections, reached from six
+ * static variables and from three uncollectable holders (retainers, as
+ * C++ containers made with gc_cpp are), then dropped:
+ *  - tree: every node referenced by one parent, plus a few extra
+ *    references (1%) and back references (0.5%, cycles): most nodes are
+ *    reached through one reference, which the component walk folds onto
+ *    their heads (retainer/hp_trace_scc_sigsafe.c, Note [Tree nodes]);
+ *  - mesh: three references a node, to nodes anywhere in the graph: most
+ *    nodes are reached more than once, cycles everywhere: walked over
+ *    every node.
+ * Phases alternate, tree first. Usage: graphs SEED. Prints
+ * "PHASES <phases> <collections>". */
+#include "progs.h"
+
+#include <gc/gc.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct node { struct node *e[3]; long id; } node;
+typedef struct holder { node *p[4]; } holder;
+
+static node *g_var0, *g_var1, *g_var2, *g_var3, *g_var4, *g_var5;
+static node **const vars[6] = {&g_var0, &g_var1, &g_var2, &g_var3, &g_var4, &g_var5};
+
+#define N 20000
+#define PHASES 4
+#define COLLECTIONS 3
+
+static unsigned long rng;
+static unsigned pick(unsigned n)
+{
+    rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+    return (unsigned)((rng >> 33) % n);
+}
+
+static node **nodes;   /* the phase's nodes, in a pointer-free array */
+
+/* A free reference slot of `from` pointed at `to`; 0 when it has none. */
+static int link(node *from, node *to)
+{
+    for (int k = 0; k < 3; k++)
+        if (!from->e[k]) {
+            from->e[k] = to;
+            return 1;
+        }
+    return 0;
+}
+
+static void tree(void)
+{
+    for (unsigned i = 0; i < N; i++) {
+        nodes[i] = GC_MALLOC(sizeof(node));
+        nodes[i]->id = (long)i;
+        if (i == 0) continue;
+        while (!link(nodes[pick(i)], nodes[i]))
+            ;
+        if (pick(100) == 0) link(nodes[pick(i)], nodes[i]);                /* shared */
+        if (pick(200) == 0) link(nodes[i], nodes[pick(i)]);                /* a cycle */
+    }
+}
+
+static void mesh(void)
+{
+    for (unsigned i = 0; i < N; i++) {
+        nodes[i] = GC_MALLOC(sizeof(node));
+        nodes[i]->id = (long)i;
+    }
+    for (unsigned i = 0; i < N; i++)
+        for (int k = 0; k < 3; k++) nodes[i]->e[k] = nodes[pick(N)];
+}
+
+int main(int argc, char **argv)
+{
+    GC_INIT();
+    GC_expand_hp(HP_PROG_HEAP);
+    rng = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
+    nodes = GC_MALLOC_ATOMIC(N * sizeof *nodes);
+    for (int phase = 0; phase < PHASES; phase++) {
+        if (phase % 2 == 0) tree(); else mesh();
+        *vars[0] = nodes[0];
+        for (int v = 1; v < 6; v++) *vars[v] = nodes[pick(N)];
+        holder *h[3];
+        for (int k = 0; k < 3; k++) {
+            h[k] = GC_MALLOC_UNCOLLECTABLE(sizeof(holder));
+            for (int j = 0; j < 4; j++) h[k]->p[j] = nodes[pick(N)];
+        }
+        memset(nodes, 0, N * sizeof *nodes);
+        for (int c = 0; c < COLLECTIONS; c++) {
+            scrub_stack();
+            GC_gcollect();
+        }
+        for (int v = 0; v < 6; v++) *vars[v] = NULL;
+        for (int k = 0; k < 3; k++) GC_FREE(h[k]);
+    }
+    scrub_stack();
+    GC_gcollect();
+    printf("PHASES %d %d\n", PHASES, COLLECTIONS);
+    return 0;
+}
