@@ -26,6 +26,12 @@ typedef struct hp_page {
 } hp_page;
 #define HP_NO_RECORD UINT32_MAX
 
+/* A slot: the record of the object at that position (HP_NO_RECORD: none)
+ * and, for the component walk only, its dense id once the walk has found
+ * it (HP_NO_RECORD until then: hp_trace_scc_sigsafe.c, Note [Dense ids]),
+ * so that the walk finds it in the line it has just read. */
+typedef struct hp_slot { uint32_t rec, dense; } hp_slot;
+
 /* Objects heapprof does not track: base -> their own label, open
  * addressing, rebuilt at each traversal. */
 typedef struct hp_tentry hp_tentry;
@@ -41,7 +47,7 @@ typedef struct hp_trace_index {
     hp_vec page_vec, slot_vec;
     hp_page *pages;
     uint64_t page_cap, pages_used;
-    uint32_t *slots;
+    hp_slot *slots;
     uint64_t slots_used, slots_cap;
     hp_vec index_vec[2];
     int cur_index;
@@ -90,26 +96,41 @@ static inline int hp_trace_in_heap(uintptr_t v)
     return v >= hp_trace_ix_.least && v < hp_trace_ix_.greatest;
 }
 
+/* The slot of an object starting exactly at `v`, on its page's entry
+ * `p`, or NULL (its rec may still be HP_NO_RECORD). */
+static inline hp_slot *hp_trace_slot_on(const hp_page *p, uintptr_t v)
+{
+    uint32_t off = (uint32_t)(v & 4095);
+    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+    if (k >= p->nslots || (uintptr_t)k * p->size != off) return NULL;
+    return &hp_trace_ix_.slots[p->slot_off + k];
+}
+
 /* The record of the tracked object starting exactly at `v`, on its page's
  * entry `p`, or HP_NO_RECORD. */
 static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
 {
-    uint32_t off = (uint32_t)(v & 4095);
-    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-    if (k >= p->nslots || (uintptr_t)k * p->size != off) return HP_NO_RECORD;
-    return hp_trace_ix_.slots[p->slot_off + k];
+    const hp_slot *s = hp_trace_slot_on(p, v);
+    return s ? s->rec : HP_NO_RECORD;
 }
 
-/* The record of the tracked object starting exactly at `base`, or
- * HP_NO_RECORD. */
-static inline uint32_t hp_trace_record_at(uintptr_t base)
+/* The slot of an object starting exactly at `base`, or NULL. */
+static inline hp_slot *hp_trace_slot_at(uintptr_t base)
 {
     hp_page *p = hp_trace_ix_.last_page;
     if (!p || p->page != base >> 12) {
         p = hp_trace_page_find(base >> 12);
         if (p) hp_trace_ix_.last_page = p;
     }
-    return p ? hp_trace_record_on(p, base) : HP_NO_RECORD;
+    return p ? hp_trace_slot_on(p, base) : NULL;
+}
+
+/* The record of the tracked object starting exactly at `base`, or
+ * HP_NO_RECORD. */
+static inline uint32_t hp_trace_record_at(uintptr_t base)
+{
+    const hp_slot *s = hp_trace_slot_at(base);
+    return s ? s->rec : HP_NO_RECORD;
 }
 
 /* Ask for the index slot of what `v` would point at, ahead of
@@ -144,7 +165,7 @@ static inline uint32_t hp_trace_record_containing(uintptr_t v, uintptr_t *base)
     uint32_t k = (uint32_t)(((uint64_t)off * p->inv) >> 32);
     if (k >= p->nslots) return HP_NO_RECORD;
     *base = (v & ~(uintptr_t)4095) + (uintptr_t)k * p->size;
-    return hp_trace_ix_.slots[p->slot_off + k];
+    return hp_trace_ix_.slots[p->slot_off + k].rec;
 }
 
 /* Make or find the entry of an untracked object (room reserved). */

@@ -35,8 +35,8 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
     if (hp_trace_ix_.slots_used + n > hp_trace_ix_.slots_cap) {
         uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
         while (want < hp_trace_ix_.slots_used + n) want *= 2;
-        if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(uint32_t)) != 0) return NULL;
-        hp_trace_ix_.slots = (uint32_t *)hp_trace_ix_.slot_vec.base;
+        if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(hp_slot)) != 0) return NULL;
+        hp_trace_ix_.slots = (hp_slot *)hp_trace_ix_.slot_vec.base;
         hp_trace_ix_.slots_cap = want;
     }
     p->page = page;
@@ -44,7 +44,7 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
     p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
     p->slot_off = (uint32_t)hp_trace_ix_.slots_used;
     p->nslots = n;
-    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, n * sizeof(uint32_t));
+    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, n * sizeof(hp_slot));
     hp_trace_ix_.slots_used += n;
     return p;
 }

@@ -232,16 +232,26 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     return 0;
 }
 
-/* The node of what word v points to, or HP_NO_RECORD. */
-static uint32_t node_of(uintptr_t v, int interior)
+/* The node of what word v points to, or HP_NO_RECORD; a tracked one's
+ * slot in *slot (NULL for an untracked one). */
+static uint32_t node_of(uintptr_t v, int interior, hp_slot **slot)
 {
+    *slot = NULL;
     if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
     /* Most words point at a tracked object's start: the index, inline. */
-    uint32_t idx = hp_trace_record_at(v);
-    if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
+    hp_slot *s = hp_trace_slot_at(v);
+    if (s && s->rec != HP_NO_RECORD) {
+        if (s->rec >= nrecs) return HP_NO_RECORD;
+        *slot = s;
+        return s->rec;
+    }
     hp_tentry *e;
-    idx = hp_trace_target(v, interior, &e);
-    if (idx != HP_NO_RECORD) return idx < nrecs ? idx : HP_NO_RECORD;
+    uint32_t idx = hp_trace_target(v, interior, &e);
+    if (idx != HP_NO_RECORD) {
+        if (idx >= nrecs) return HP_NO_RECORD;
+        *slot = hp_trace_slot_at(recs[idx].base);   /* (every record found has one) */
+        return idx;
+    }
     if (!e) return HP_NO_RECORD;
     if (e->pending) return (uint32_t)(e->pending - 1);
     uint32_t k = nnodes;
@@ -285,28 +295,33 @@ static void add_inject(uint32_t node, uint32_t set)
  * injection's word), is reached: its dense id. The first time, it is given
  * the next (Note [Dense ids]), and waits in the ring while its record and
  * words are fetched, then goes on the scan stack; after that, it is shared
- * (Note [Tree nodes]). HP_NO_RECORD when out of memory. */
-static uint32_t discover(uint32_t t, uintptr_t v, uint32_t src)
+ * (Note [Tree nodes]). A tracked node's dense id is kept in its slot
+ * `s`, which the caller has just read (an untracked one's, or a record's
+ * without a slot, in dmap). HP_NO_RECORD when out of memory. */
+static uint32_t discover(uint32_t t, uintptr_t v, uint32_t src, hp_slot *s)
 {
     uint64_t bit = (uint64_t)1 << (t & 63);
-    if (seen[t >> 6] & bit) {
-        uint32_t d = dmap[t];
+    if (s ? s->dense != HP_NO_RECORD : (seen[t >> 6] & bit) != 0) {
+        uint32_t d = s ? s->dense : dmap[t];
         shared[d >> 6] |= (uint64_t)1 << (d & 63);
         return d;
     }
     if (ndense == dense_cap && (ndense >= (uint32_t)1 << 30 ||
                                 dense_room(dense_cap + dense_cap / 4 + 4096) != 0))
         return HP_NO_RECORD;
-    seen[t >> 6] |= bit;
     if (t < nrecs) __builtin_prefetch(&recs[t]);
     __builtin_prefetch((const void *)v);
     uint32_t d = ndense++;
-    dmap[t] = d;
     dnode[d] = t;
     nd[d] = (snode){0};
     rix[d] = 0;
     hd[d] = src;
     if ((d & 63) == 0) shared[d >> 6] = 0;
+    if (s) s->dense = d;
+    else {
+        seen[t >> 6] |= bit;
+        dmap[t] = d;
+    }
     if (ring_n == HP_SCC_RING) {
         if (ENSURE(scc_scanq_vec, scanq, nscanq + 1, uint32_t) != 0) return HP_NO_RECORD;
         scanq[nscanq++] = ring[ring_head];
@@ -321,10 +336,10 @@ static uint32_t discover(uint32_t t, uintptr_t v, uint32_t src)
 /* A word of an object points at node t: an edge in its place pos, or for
  * a retainer's word an injection (not an edge: a new start, with the
  * retainer's identity); t is reached. */
-static void take_word(uint32_t t, uintptr_t v, uint32_t inject, uint32_t set, uint64_t pos,
-                      uint32_t src)
+static void take_word(uint32_t t, hp_slot *s, uintptr_t v, uint32_t inject, uint32_t set,
+                      uint64_t pos, uint32_t src)
 {
-    uint32_t d = discover(t, v, inject ? HP_SCC_NOPRED : src);
+    uint32_t d = discover(t, v, inject ? HP_SCC_NOPRED : src, s);
     if (d == HP_NO_RECORD) {   /* (out of memory: the census fails) */
         if (!inject) edges[pos] = HP_SCC_NONE;
         return;
@@ -349,9 +364,10 @@ static void resolve_word(void)
     wring_n--;
     /* Most words point at a tracked object's start, on the page found
      * when the word was read. */
-    uint32_t t = w.page ? hp_trace_record_on(w.page, w.v) : HP_NO_RECORD;
-    if (t >= nrecs) t = node_of(w.v, all_interior);
-    if (t != HP_NO_RECORD) take_word(t, w.v, w.inject, w.set, w.pos, w.src);
+    hp_slot *s = w.page ? hp_trace_slot_on(w.page, w.v) : NULL;
+    uint32_t t = s ? s->rec : HP_NO_RECORD;
+    if (t >= nrecs) t = node_of(w.v, all_interior, &s);
+    if (t != HP_NO_RECORD) take_word(t, s, w.v, w.inject, w.set, w.pos, w.src);
     else if (!w.inject) edges[w.pos] = HP_SCC_NONE;
 }
 
@@ -374,10 +390,11 @@ static void scan(uint32_t d)
         if (!hp_trace_in_heap(v)) continue;
         uint64_t pos = 0;
         if (!use_wring) {   /* resolved at once */
-            uint32_t t = node_of(v, all_interior);
+            hp_slot *s;
+            uint32_t t = node_of(v, all_interior, &s);
             if (t == HP_NO_RECORD) continue;
             if (!is_ret && edge_place(&pos) != 0) return;
-            take_word(t, v, (uint32_t)is_ret, id, pos, d);
+            take_word(t, s, v, (uint32_t)is_ret, id, pos, d);
             continue;
         }
         const hp_page *pg = hp_trace_prefetch_slot(v);
@@ -503,11 +520,12 @@ void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
     for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi && !failed; a += 8) {
         st.words++;
         uintptr_t v = *(const uintptr_t *)a;
-        uint32_t t = node_of(v, interior);
+        hp_slot *s;
+        uint32_t t = node_of(v, interior, &s);
         if (t == HP_NO_RECORD) continue;
         /* (scanned at hp_trace_scc_end, with every root's targets in the
          * pipeline together) */
-        uint32_t d = discover(t, v, HP_SCC_NOPRED);
+        uint32_t d = discover(t, v, HP_SCC_NOPRED, s);
         if (d != HP_NO_RECORD) add_inject(d, set);
     }
 }
@@ -515,9 +533,10 @@ void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
 int hp_trace_scc_object(uintptr_t base, uint32_t set)
 {
     if (failed) return -1;
-    uint32_t t = node_of(base, 0);
+    hp_slot *s;
+    uint32_t t = node_of(base, 0, &s);
     if (t == HP_NO_RECORD) return -1;
-    uint32_t d = discover(t, base, HP_SCC_NOPRED);
+    uint32_t d = discover(t, base, HP_SCC_NOPRED, s);
     if (d == HP_NO_RECORD) return -1;
     add_inject(d, set);
     return 0;

@@ -165,7 +165,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         }
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-        if (k < p->nslots) hp_trace_ix_.slots[p->slot_off + k] = (uint32_t)i;
+        if (k < p->nslots) hp_trace_ix_.slots[p->slot_off + k].rec = (uint32_t)i;
     }
     return 0;
 }
