@@ -25,7 +25,8 @@ int hp_trace_init(void)
                      &hp_trace_ix_.scc_scanq_vec, &hp_trace_ix_.scc_rix_vec,
                      &hp_trace_ix_.scc_dmap_vec, &hp_trace_ix_.scc_dnode_vec,
                      &hp_trace_ix_.scc_head_vec, &hp_trace_ix_.scc_shared_vec,
-                     &hp_trace_ix_.scc_rcount_vec, &hp_trace_ix_.scc_redge_vec};
+                     &hp_trace_ix_.scc_rcount_vec, &hp_trace_ix_.scc_redge_vec,
+                     &hp_trace_ix_.scc_pair_vec};
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++)
         if (hp_vec_reserve(scc[i], (size_t)1 << 38) != 0) return -1;
     /* Arrays sized by the heap at each census grow by a quarter, not

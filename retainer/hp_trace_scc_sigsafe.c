@@ -640,68 +640,67 @@ static void dominators(void)
 static inline int is_shared(uint32_t d) { return (shared[d >> 6] >> (d & 63)) & 1; }
 
 /* Every node's head, and Tarjan's graph reduced to the heads: 1, with
- * `edges` and each head's nd[] now the reduced graph's (the others' unused);
- * 0 when not worth it (more than half the nodes are heads) or out of
- * memory, everything left as it was. */
+ * `edges` and each head's nd[] now the reduced graph's (the others' unused:
+ * Tarjan and the sets' pass reach heads only); 0 when not worth it (more
+ * than half the nodes are heads) or out of memory, everything left as it
+ * was. One pass over the nodes (heads), one over the edges (those to
+ * heads, listed); the rest is over the heads and that list. */
 static int reduce_to_heads(uint64_t *visits)
 {
     /* Heads: a node found once, by a word of `p`, has p's head (p < d: p
-     * had its dense id before it was scanned). */
+     * had its dense id before it was scanned). A head's shared bit is set
+     * from now on: it is the test for a head. */
     uint32_t nheads = 0;
     for (uint32_t d = 0; d < ndense; d++) {
         uint32_t p = hd[d];
         if (p == HP_SCC_NOPRED || is_shared(d)) {
             hd[d] = d;
+            shared[d >> 6] |= (uint64_t)1 << (d & 63);
             nheads++;
         } else {
             hd[d] = hd[p];
         }
     }
     if ((uint64_t)nheads * 2 > ndense) return 0;
-    uint32_t *rc;
+    /* The edges to heads, as (the head of their source, target) pairs; rc
+     * counts each head's (rc is by dense id, cleared for heads only). */
+    uint32_t *rc, *pairs;
     if (ENSURE(scc_rcount_vec, rc, ndense + 1, uint32_t) != 0) return failed = 0, 0;
-    memset(rc, 0, (size_t)ndense * sizeof(uint32_t));
-    /* Count each head's edges to heads: an edge u -> t, t a head, is the
-     * reduced edge hd[u] -> t. */
-    uint64_t n = 0, all = 0;
+    for (uint32_t d = 0; d < ndense; d++)
+        if (hd[d] == d) rc[d] = 0;
+    uint64_t n = 0, all = 0, pair_cap = 0;
+    pairs = NULL;
     for (uint32_t u = 0; u < ndense; u++) {
         const uint32_t *e = edges + nd[u].eoff;
         for (uint32_t j = 0; j < nd[u].ecnt; j++) {
             uint32_t t = e[j];
             if (t == HP_SCC_NONE) continue;
             all++;
-            if (hd[t] == t) {
-                rc[hd[u]]++;
-                n++;
+            if (!is_shared(t)) continue;
+            if (n == pair_cap) {
+                pair_cap = pair_cap + pair_cap / 4 + 4096;
+                if (ENSURE(scc_pair_vec, pairs, 2 * pair_cap, uint32_t) != 0) return failed = 0, 0;
             }
+            pairs[2 * n] = hd[u];
+            pairs[2 * n + 1] = t;
+            rc[hd[u]]++;
+            n++;
         }
     }
     uint32_t *red;
     if (ENSURE(scc_redge_vec, red, n + 1, uint32_t) != 0) return failed = 0, 0;
+    /* Each head's edges in its own range, heads in dense order. */
     uint64_t off = 0;
     for (uint32_t d = 0; d < ndense; d++) {
         if (hd[d] != d) continue;
-        uint32_t c = rc[d];
-        rc[d] = (uint32_t)off;
-        off += c;
+        nd[d].eoff = off;
+        nd[d].ecnt = rc[d];
+        off += rc[d];
+        rc[d] = 0;
     }
-    for (uint32_t u = 0; u < ndense; u++) {
-        const uint32_t *e = edges + nd[u].eoff;
-        for (uint32_t j = 0; j < nd[u].ecnt; j++) {
-            uint32_t t = e[j];
-            if (t != HP_SCC_NONE && hd[t] == t) red[rc[hd[u]]++] = t;
-        }
-    }
-    /* rc[h] is now the end of h's edges, the start its predecessor's end. */
-    uint64_t start = 0;
-    for (uint32_t d = 0; d < ndense; d++) {
-        if (hd[d] != d) {
-            nd[d].ecnt = 0;
-            continue;
-        }
-        nd[d].eoff = start;
-        nd[d].ecnt = (uint32_t)(rc[d] - start);
-        start = rc[d];
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t h = pairs[2 * k];
+        red[nd[h].eoff + rc[h]++] = pairs[2 * k + 1];
     }
     edges = red;
     nedges = n;
