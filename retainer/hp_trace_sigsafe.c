@@ -121,8 +121,12 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     hp_trace_ix_.pages_used = 0;
     hp_trace_ix_.slots_used = 0;
     /* A base may appear twice (freed, then handed out again, maybe at
-     * another size): the later record is the newer object. */
-    hp_page *prev = NULL;
+     * another size): the later record is the newer object. Records come in
+     * allocation order, from a few pages in turn (a program that makes
+     * objects of several sizes in turn moves between as many pages at
+     * every record): the entries of the last pages seen are kept,
+     * direct-mapped, in front of the page table. */
+    hp_page *recent[64] = {0};
     /* A record the program resized in place since the last sweep (a
      * GC_realloc that grew it) scans at its new size (the sweep would
      * apply the resize only after this collection); one it freed is not
@@ -151,14 +155,14 @@ int hp_trace_begin(hp_trace_visit_fn fn)
                 hp_trace_ix_.pages[j] = old[k];
             }
             memset(old, 0, oldcap * sizeof(hp_page));
-            prev = NULL;
+            memset(recent, 0, sizeof recent);
         }
         const hp_rec *r = &recs[i];
         __builtin_prefetch(r + 32);
-        /* Records come in allocation order: mostly the previous one's page. */
-        hp_page *p = (prev && prev->page == r->base >> 12 && prev->size == r->granted)
-                         ? prev : hp_trace_page_for(r->base >> 12, r->granted);
-        prev = p;
+        hp_page **rp = &recent[(r->base >> 12) & 63];
+        hp_page *p = (*rp && (*rp)->page == r->base >> 12 && (*rp)->size == r->granted)
+                         ? *rp : hp_trace_page_for(r->base >> 12, r->granted);
+        *rp = p;
         if (!p) {
             failed = 1;
             return -1;
