@@ -11,7 +11,8 @@
  *  - mesh: three references a node, to nodes anywhere in the graph: most
  *    nodes are reached more than once, cycles everywhere: walked over
  *    every node.
- * Phases alternate, tree first. Usage: graphs SEED. Prints
+ * Phases alternate, tree first. Usage: graphs SEED [NODES] (default
+ * 300,000: the component walk reduces only big heaps). Prints
  * "PHASES <phases> <collections>". */
 #include "progs.h"
 
@@ -25,7 +26,7 @@ typedef struct holder { node *p[4]; } holder;
 static node *g_var0, *g_var1, *g_var2, *g_var3, *g_var4, *g_var5;
 static node **const vars[6] = {&g_var0, &g_var1, &g_var2, &g_var3, &g_var4, &g_var5};
 
-#define N 20000
+static unsigned N = 300000;   /* (the component walk reduces heaps of 2^18 nodes and more) */
 #define PHASES 4
 #define COLLECTIONS 3
 
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
     GC_INIT();
     GC_expand_hp(HP_PROG_HEAP);
     rng = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
+    if (argc > 2) N = (unsigned)strtoul(argv[2], NULL, 10);
     nodes = GC_MALLOC_ATOMIC(N * sizeof *nodes);
     for (int phase = 0; phase < PHASES; phase++) {
         if (phase % 2 == 0) tree(); else mesh();
