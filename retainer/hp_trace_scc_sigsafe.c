@@ -180,9 +180,16 @@ static unsigned wring_head, wring_n;
 static int failed, all_interior;
 static hp_trace_stats st;
 
+/* Room for `count` of `type` in `vec`, `ptr` its base: 0, or -1 (and the
+ * walk failed) when out of memory. Asked at every push and edge: what is
+ * committed already is looked at inline (the pointer is then set already:
+ * a vec never moves). */
 #define ENSURE(vec, ptr, count, type)                                              \
-    (hp_vec_ensure(&hp_trace_ix_.vec, (size_t)(count) * sizeof(type)) == 0         \
-         ? ((ptr) = (type *)hp_trace_ix_.vec.base, 0) : (failed = 1, -1))
+    ((size_t)(count) * sizeof(type) <= hp_trace_ix_.vec.committed && (ptr)       \
+         ? 0                                                                      \
+         : hp_vec_ensure(&hp_trace_ix_.vec, (size_t)(count) * sizeof(type)) == 0 \
+               ? ((ptr) = (type *)hp_trace_ix_.vec.base, 0)                       \
+               : (failed = 1, -1))
 
 /* Room for nodes [0, n) (their dense ids), and for dense ids [0, n). */
 static int node_room(uint32_t n)
@@ -694,7 +701,7 @@ static int reduce_to_heads(uint64_t *visits)
     if ((uint64_t)nheads * 2 > ndense) return 0;
     /* The edges to heads, as (the head of their source, target) pairs; rc
      * counts each head's (rc is by dense id, cleared for heads only). */
-    uint32_t *rc, *pairs;
+    uint32_t *rc = NULL, *pairs;
     if (ENSURE(scc_rcount_vec, rc, ndense + 1, uint32_t) != 0) return failed = 0, 0;
     for (uint32_t d = 0; d < ndense; d++)
         if (hd[d] == d) rc[d] = 0;
@@ -717,7 +724,7 @@ static int reduce_to_heads(uint64_t *visits)
             n++;
         }
     }
-    uint32_t *red;
+    uint32_t *red = NULL;
     if (ENSURE(scc_redge_vec, red, n + 1, uint32_t) != 0) return failed = 0, 0;
     /* Each head's edges in its own range, heads in dense order. */
     uint64_t off = 0;
