@@ -232,6 +232,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     nnodes = (uint32_t)nrecs;
     ndense = counter = ncomp = dense_cap = 0;
     refinds = 0;
+    edges = NULL;   /* (the last walk may have left it at the reduced graph's) */
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
     nscanq = ring_head = ring_n = wring_head = wring_n = 0;
