@@ -21,16 +21,19 @@ typedef struct hp_page {
     uintptr_t page;       /* address >> 12; 0 = empty */
     uint32_t size;        /* object size on this page (granted bytes) */
     uint32_t inv;         /* 2^32 / size, rounded up: slot = off * inv >> 32 */
-    uint32_t slot_off;    /* first slot in slot_vec */
+    uint32_t slot_off;    /* first slot in slot_vec (a word's index) */
     uint32_t nslots;
 } hp_page;
 #define HP_NO_RECORD UINT32_MAX
 
 /* A slot: the record of the object at that position (HP_NO_RECORD: none)
- * and, for the component walk only, its dense id once the walk has found
- * it (HP_NO_RECORD until then: hp_trace_scc_sigsafe.c, Note [Dense ids]),
- * so that the walk finds it in the line it has just read. */
-typedef struct hp_slot { uint32_t rec, dense; } hp_slot;
+ * and, for the component walk only (slot_shift 1), its dense id in the
+ * next word once the walk has found it (HP_NO_RECORD until then:
+ * hp_trace_scc_sigsafe.c, Note [Dense ids]), so that the walk finds it in
+ * the line it has just read; the depth-first walk keeps 4-byte slots (the
+ * slots of its words, read at random, stay twice as dense in the caches).
+ * A pointer to a slot points at its record word. */
+typedef uint32_t hp_slot;
 
 /* Objects heapprof does not track: base -> their own label, open
  * addressing, rebuilt at each traversal. */
@@ -48,7 +51,8 @@ typedef struct hp_trace_index {
     hp_page *pages;
     uint64_t page_cap, pages_used;
     hp_slot *slots;
-    uint64_t slots_used, slots_cap;
+    uint64_t slots_used, slots_cap;  /* in words (4 bytes) */
+    unsigned slot_shift;             /* a slot is 1 << slot_shift words */
     hp_vec index_vec[2];
     int cur_index;
     hp_tentry *table;
@@ -104,7 +108,7 @@ static inline hp_slot *hp_trace_slot_on(const hp_page *p, uintptr_t v)
     uint32_t off = (uint32_t)(v & 4095);
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
     if (k >= p->nslots || (uintptr_t)k * p->size != off) return NULL;
-    return &hp_trace_ix_.slots[p->slot_off + k];
+    return &hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)];
 }
 
 /* The record of the tracked object starting exactly at `v`, on its page's
@@ -112,7 +116,7 @@ static inline hp_slot *hp_trace_slot_on(const hp_page *p, uintptr_t v)
 static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
 {
     const hp_slot *s = hp_trace_slot_on(p, v);
-    return s ? s->rec : HP_NO_RECORD;
+    return s ? *s : HP_NO_RECORD;
 }
 
 /* The slot of an object starting exactly at `base`, or NULL. */
@@ -131,7 +135,7 @@ static inline hp_slot *hp_trace_slot_at(uintptr_t base)
 static inline uint32_t hp_trace_record_at(uintptr_t base)
 {
     const hp_slot *s = hp_trace_slot_at(base);
-    return s ? s->rec : HP_NO_RECORD;
+    return s ? *s : HP_NO_RECORD;
 }
 
 /* Ask for the index slot of what `v` would point at, ahead of
@@ -147,7 +151,8 @@ static inline hp_page *hp_trace_prefetch_slot(uintptr_t v)
         hp_trace_ix_.last_page = p;
     }
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
-    if (k < p->nslots) __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + k]);
+    if (k < p->nslots)
+        __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)]);
     return p;
 }
 
@@ -166,7 +171,7 @@ static inline uint32_t hp_trace_record_containing(uintptr_t v, uintptr_t *base)
     uint32_t k = (uint32_t)(((uint64_t)off * p->inv) >> 32);
     if (k >= p->nslots) return HP_NO_RECORD;
     *base = (v & ~(uintptr_t)4095) + (uintptr_t)k * p->size;
-    return hp_trace_ix_.slots[p->slot_off + k].rec;
+    return hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)];
 }
 
 /* Make or find the entry of an untracked object (room reserved). */

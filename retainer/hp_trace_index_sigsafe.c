@@ -32,9 +32,10 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
     if (p->page == page && p->size == size) return p;
     if (!p->page) hp_trace_ix_.pages_used++;
     uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
-    if (hp_trace_ix_.slots_used + n > hp_trace_ix_.slots_cap) {
+    uint64_t words = (uint64_t)n << hp_trace_ix_.slot_shift;
+    if (hp_trace_ix_.slots_used + words > hp_trace_ix_.slots_cap) {
         uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
-        while (want < hp_trace_ix_.slots_used + n) want *= 2;
+        while (want < hp_trace_ix_.slots_used + words) want *= 2;
         if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(hp_slot)) != 0) return NULL;
         hp_trace_ix_.slots = (hp_slot *)hp_trace_ix_.slot_vec.base;
         hp_trace_ix_.slots_cap = want;
@@ -44,8 +45,8 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
     p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
     p->slot_off = (uint32_t)hp_trace_ix_.slots_used;
     p->nslots = n;
-    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, n * sizeof(hp_slot));
-    hp_trace_ix_.slots_used += n;
+    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, words * sizeof(hp_slot));
+    hp_trace_ix_.slots_used += words;
     return p;
 }
 

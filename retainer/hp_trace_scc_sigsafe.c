@@ -65,10 +65,13 @@
  * mostly in sequence. By node id (a record's index: its allocation order)
  * each step of the walk was three cache misses, one after another (the
  * target's state, its edge place, its edges): Guile's 150,000-entry hash
- * table, 1.1 million nodes, Tarjan 41 -> 24 ms a census. dmap maps a node
- * to its dense id once seen, dnode back; the ring and the scan stack hold
- * dense ids, edges and injections name dense ids; arrays by dense id grow
- * with what is reached, not with the table.
+ * table, 1.1 million nodes, Tarjan 41 -> 24 ms a census. A tracked
+ * node's dense id is kept in its index slot (the word after its record's), which step 0
+ * has just read to find the record; an untracked node's (or a record's
+ * without a slot) in dmap, by node id, once seen[] says it has one; dnode
+ * maps back. The ring and the scan stack hold dense ids, edges and
+ * injections name dense ids; arrays by dense id grow with what is reached,
+ * not with the table.
  *
  * Note [Tree nodes]
  * ~~~~~~~~~~~~~~~~~~
@@ -90,9 +93,9 @@
  * points to is a head. With dominators=yes (which needs every node's
  * component) the walk stays over every node.
  *
- * Invariants: seen[n] is set once node n has a dense id (dmap[n]), which
- * is then in the ring, the scan stack or scanned (step 0 scans each node
- * once); an open node's rix is at most `counter`, below cnext, and a
+ * Invariants: a node has a dense id once its slot's dense (or, without a
+ * slot, seen[n] and dmap[n]) says so, and is then in the ring, the scan
+ * stack or scanned (step 0 scans each node once); an open node's rix is at most `counter`, below cnext, and a
  * completed one's above cnext; the sets are only read after every
  * component is numbered. Node ids: tracked records are their index,
  * untracked objects nrecs + k, k in order of discovery (the id + 1 is kept
@@ -252,16 +255,17 @@ static uint32_t node_of(uintptr_t v, int interior, hp_slot **slot)
     if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
     /* Most words point at a tracked object's start: the index, inline. */
     hp_slot *s = hp_trace_slot_at(v);
-    if (s && s->rec != HP_NO_RECORD) {
-        if (s->rec >= nrecs) return HP_NO_RECORD;
+    if (s && s[0] != HP_NO_RECORD) {
+        if (s[0] >= nrecs) return HP_NO_RECORD;
         *slot = s;
-        return s->rec;
+        return s[0];
     }
     hp_tentry *e;
     uint32_t idx = hp_trace_target(v, interior, &e);
     if (idx != HP_NO_RECORD) {
         if (idx >= nrecs) return HP_NO_RECORD;
-        *slot = hp_trace_slot_at(recs[idx].base);   /* (every record found has one) */
+        hp_slot *rs = hp_trace_slot_at(recs[idx].base);   /* (every record found has one) */
+        *slot = rs && rs[0] == idx ? rs : NULL;
         return idx;
     }
     if (!e) return HP_NO_RECORD;
@@ -317,7 +321,7 @@ discover(uint32_t t, uintptr_t v, uint32_t src, hp_slot *s)
 {
     uint32_t d;
     if (s) {
-        d = s->dense;
+        d = s[1];
         if (d == HP_NO_RECORD) return first_find(t, v, src, s);
     } else {
         if (!((seen[t >> 6] >> (t & 63)) & 1)) return first_find(t, v, src, s);
@@ -344,7 +348,7 @@ __attribute__((noinline)) static uint32_t first_find(uint32_t t, uintptr_t v, ui
     rix[d] = 0;
     hd[d] = src;
     if ((d & 63) == 0) shared[d >> 6] = 0;
-    if (s) s->dense = d;
+    if (s) s[1] = d;
     else {
         seen[t >> 6] |= bit;
         dmap[t] = d;
@@ -393,7 +397,7 @@ static void resolve_word(void)
     /* Most words point at a tracked object's start, on the page found
      * when the word was read. */
     hp_slot *s = w.page ? hp_trace_slot_on(w.page, w.v) : NULL;
-    uint32_t t = s ? s->rec : HP_NO_RECORD;
+    uint32_t t = s ? s[0] : HP_NO_RECORD;
     if (t >= nrecs) t = node_of(w.v, all_interior, &s);
     if (t != HP_NO_RECORD) take_word(t, s, w.v, w.inject, w.set, w.pos, w.src);
     else if (!w.inject) edges[w.pos] = HP_SCC_NONE;

@@ -120,6 +120,9 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
     hp_trace_ix_.pages_used = 0;
     hp_trace_ix_.slots_used = 0;
+    /* The component walk (no visitor) keeps each node's dense id in its
+     * slot (hp_trace_index.h). */
+    hp_trace_ix_.slot_shift = fn == NULL;
     /* A base may appear twice (freed, then handed out again, maybe at
      * another size): the later record is the newer object. Records come in
      * allocation order, from a few pages in turn (a program that makes
@@ -169,7 +172,8 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         }
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-        if (k < p->nslots) hp_trace_ix_.slots[p->slot_off + k].rec = (uint32_t)i;
+        if (k < p->nslots)
+            hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
     }
     return 0;
 }
