@@ -103,13 +103,14 @@ hp_tlog *hp_shadow_log_new(void)
 }
 
 /* Does `r` fit a short entry in a chunk started at `period0`? (Note [The
- * log's entries]; age and flags are 0 in a new record.) */
+ * log's entries]: a new record's age and flags are 0; one that says
+ * otherwise is written whole.) */
 static inline int fits_short(const hp_rec *r, uint32_t period0)
 {
     return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
            r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
            r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
-           r->how < HP_LOG_PAD;
+           r->how < HP_LOG_PAD && (r->age | r->flags) == 0;
 }
 
 static inline void put_short(hp_chunk *c, uint32_t n, const hp_rec *r)

@@ -25,7 +25,8 @@
  *          bytes less the requested (bits 0-15).
  * A record these fields cannot hold (a mode word, as sample='s weight; a
  * size of 1 MiB or more, or not a multiple of 16; a slop of 64 KiB or
- * more; a birth 256 periods after the chunk's first) is written whole: an
+ * more; a birth 256 periods after the chunk's first; an age or flags) is
+ * written whole: an
  * entry of how HP_LOG_LONG, then the hp_rec itself in the next two
  * entries, published together. A chunk without room for those three ends
  * with entries of how HP_LOG_PAD. Age and flags are 0 in every new record,

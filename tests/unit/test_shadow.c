@@ -219,6 +219,7 @@ static hp_rec odd_rec(unsigned i)
     case 4: r.req = r.granted + 1; break;                       /* (asked for more) */
     case 5: r.base |= (uintptr_t)1 << 48; break;                /* above 2^48 */
     case 6: r.birth = 999; break;                               /* before the chunk */
+    case 7: r.age = 2; r.flags = HP_REC_TALLIED; break;         /* (not a new record's) */
     default: break;                                             /* short */
     }
     return r;
