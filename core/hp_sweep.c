@@ -11,10 +11,7 @@
 #include "core/hp_assert.h"
 #include "core/hp_real.h"
 #include "core/hp_shadow_internal.h"
-
-/* Pages whose "in use" answer the sweep keeps (2.3 KB of the collecting
- * thread's stack). */
-#define HP_SWEEP_PAGES 256
+#include "core/hp_blocks.h"
 
 typedef struct sweep_run sweep_run;
 typedef void (*judge_fn)(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table);
@@ -28,31 +25,16 @@ struct sweep_run {
     size_t next_idx;      /* index of the next record from the logs */
     judge_fn judge_range;
     int frees;
-    /* is_live's pages: page + 1 (0: none), bit 0 of the page's entry in
-     * `in_use`; direct-mapped. */
-    uintptr_t page[HP_SWEEP_PAGES];
-    uint8_t in_use[HP_SWEEP_PAGES];
+    hp_blocks blocks;     /* is_live's pages in use */
 };
 
-/* Is the object at `base` live after this collection? The block may have
- * been freed (and its header merged away) by this very collection's
- * reclaim, where GC_is_marked would crash: GC_base says whether the page
- * still holds a block in use, asked once per page and kept in a small
- * direct-mapped table for the sweep (records come in allocation order, and
- * a program that makes objects of several sizes in turn moves between as
- * many pages at every record: Guile's hash table asked GC_base for nearly
- * every record). In a block in use, base is either still an object start
- * with a valid mark bit, or (block reused for another size) some granule
- * whose bit is clear. Nothing changes blocks while the sweep runs. */
-static inline int is_live(uintptr_t base, uintptr_t *page, uint8_t *in_use)
+/* Is the object at `base` live after this collection? Only if its page
+ * still holds a block in use (core/hp_blocks.h); in a block in use, base
+ * is either still an object start with a valid mark bit, or (block reused
+ * for another size) some granule whose bit is clear. */
+static inline int is_live(hp_blocks *b, uintptr_t base)
 {
-    uintptr_t pg = base >> 12;
-    unsigned k = (unsigned)(pg & (HP_SWEEP_PAGES - 1));
-    if (page[k] != pg + 1) {
-        page[k] = pg + 1;
-        in_use[k] = hp_real.GC_base((void *)base) != NULL;
-    }
-    return in_use[k] && hp_real.GC_is_marked((void *)base) != 0;
+    return hp_blocks_in_use(b, base) && hp_real.GC_is_marked((void *)base) != 0;
 }
 
 static inline __attribute__((always_inline)) void
@@ -65,8 +47,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     hp_rec *table = s->table;
     hp_breakdown *bds = breakdown ? sp->bds : NULL;
     int frees = s->frees;
-    uintptr_t *page = s->page;
-    uint8_t *in_use = s->in_use;
+    hp_blocks *blocks = &s->blocks;
     uint32_t t = sp->period + 1;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     uint64_t live_bytes = 0, live_objects = 0;
@@ -86,7 +67,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             if (bds) hp_report_kind(&bds[r->ccs], r, hp_kind_category(r));
         }
         int freed = frees && hp_shadow_freed_at(r, i);
-        if (freed || (judge && !(marks ? is_live(r->base, page, in_use)
+        if (freed || (judge && !(marks ? is_live(blocks, r->base)
                                        : sp->live(r->base, sp->live_ctx)))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
             if (obs && obs->gone) obs->gone(obs->ctx, r, freed ? HP_EV_FREED : HP_EV_DIED, i,

@@ -12,6 +12,7 @@
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
 #include "core/hp_real.h"
+#include "core/hp_blocks.h"
 #include "core/hp_shadow.h"
 #include "core/hp_stacks.h"
 #include "core/hp_symbols.h"
@@ -407,8 +408,8 @@ static void traverse(uint64_t mark_ns, int rest)
     hp_ret_.unseen_set = hp_ret_set_single(hp_ret_ident_intern(&uns));
     uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set |
                            (rest ? RET_IN_ROOTS : 0);
-    uintptr_t page = 0;
-    int page_in_use = 0;
+    hp_blocks blocks;
+    hp_blocks_init(&blocks);
     for (size_t i = 0; i < nrec && i < hp_ret_.indexed; i++) {
         uintptr_t base = recs[i].base;
         if (hp_trace_valid(recs[i].word, hp_ret_.parity)) continue;
@@ -416,11 +417,7 @@ static void traverse(uint64_t mark_ns, int rest)
          * goes at the sweep, its block may be part of another object. */
         if (hp_shadow_is_freed(&recs[i], i)) continue;
         /* GC_is_marked only where a block is in use (as the sweep). */
-        if (base >> 12 != page) {
-            page = base >> 12;
-            page_in_use = hp_real.GC_base((void *)base) != NULL;
-        }
-        if (!page_in_use) continue;
+        if (!hp_blocks_in_use(&blocks, base)) continue;
         if (hp_real.GC_is_marked((void *)base)) recs[i].word = unseen_word;
     }
     hp_ret_.traversed = 1;
