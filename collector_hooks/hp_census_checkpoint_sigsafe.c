@@ -82,6 +82,13 @@ static int due(uint64_t now_ns)
     return now_ns - last_end_ns >= gap;
 }
 
+static void checkpoint_one(hp_rec *r, hp_event ev, void *arg)
+{
+    (void)ev;
+    const hp_scheme *p = arg;
+    if (hp_filter_passes(r)) p->checkpoint_rec(r);
+}
+
 /* The whole checkpoint into fd: 0, or -1 with errno (or *nothing set when
  * the scheme had nothing to write). */
 static int fill(int fd, const hp_scheme *p, uint32_t t, double now, int *nothing)
@@ -98,10 +105,7 @@ static int fill(int fd, const hp_scheme *p, uint32_t t, double now, int *nothing
         *nothing = 1;
         return -1;
     }
-    size_t len;
-    const hp_rec *recs = hp_shadow_table(&len);
-    for (size_t i = 0; i < len; i++)
-        if (hp_filter_passes(&recs[i])) p->checkpoint_rec(&recs[i]);
+    hp_shadow_foreach(checkpoint_one, (void *)p);
     if (hp_hp_header(&hdr, fd, hp_buf_cstr(&job), hp_output_date) != 0) return -1;
     return p->checkpoint_samples(fd);
 }

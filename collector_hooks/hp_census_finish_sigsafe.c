@@ -336,6 +336,7 @@ static void fill_prof(int fd, void *arg)
     s.profiler_peak_bytes = hp_mem_committed_peak();
     s.shadow_bytes = hp_cf.shadow_at_peak;
     s.log_bytes = hp_cf.logs_at_peak;
+    s.record_bytes = hp_shadow_record_bytes();
     static hp_buf note;
     if (!note.vec.base) hp_buf_init(&note, 4096);
     hp_buf_reset(&note);

@@ -243,17 +243,24 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 }
 
 
-void hp_shadow_sweep_done(size_t new_len)
+void hp_shadow_set_compact(int on)
+{
+    if (table_len == 0) hp_store_.compact = on != 0;   /* (else too late: unchanged) */
+}
+
+void hp_shadow_sweep_done(size_t new_len, size_t nrecs)
 {
     table_len = new_len;
+    hp_store_.table_recs = nrecs;
     if (freed_len) {
         memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
         memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));
         freed_len = 0;
     }
     /* Give memory back when the table has shrunk a lot. */
-    if (table.committed > 4 * (table_len * sizeof(hp_rec)) + ((size_t)8 << 20))
-        hp_vec_trim(&table, 2 * table_len * sizeof(hp_rec));
+    size_t unit = hp_shadow_unit();
+    if (table.committed > 4 * (table_len * unit) + ((size_t)8 << 20))
+        hp_vec_trim(&table, 2 * table_len * unit);
 }
 
 void hp_shadow_prefork(void)

@@ -69,6 +69,11 @@ typedef struct hp_rec {
 typedef struct hp_tlog hp_tlog;
 
 int hp_shadow_init(void);
+/* Keep the table compact (core/hp_shadow_internal.h, Note [The compact
+ * table]): 16 bytes a record, its birth and mode word not kept, and
+ * hp_shadow_table not available. For modes that read neither; before the
+ * first record enters the table. */
+void hp_shadow_set_compact(int on);
 
 /* --- thread side --- */
 hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
@@ -98,11 +103,13 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
  * (age+1, HP_EV_SURVIVED). The one sweep (hp_sweep) run with `live` as
  * its liveness test and `visit` as its observer; defined in hp_sweep.c. */
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
-/* Visit every record without changing anything (event HP_EV_SURVIVED). */
+/* Visit every record without changing anything (event HP_EV_SURVIVED; a
+ * compact table's records are visited as copies). */
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
 
 /* The table, read-only for the traversal and ldv's index (records
- * 0..*len-1; owner context). The sweep itself is hp_sweep (hp_sweep.h). */
+ * 0..*len-1; owner context; never compact). The sweep itself is hp_sweep
+ * (hp_sweep.h). */
 hp_rec *hp_shadow_table(size_t *len);
 int hp_shadow_has_frees(void);    /* frees or in-place resizes noted since the sweep */
 /* Apply what was noted for record `idx` since the last sweep: returns 1
@@ -123,6 +130,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx);
 
 size_t hp_shadow_records(void);      /* records in the main table */
 size_t hp_shadow_bytes(void);        /* main table bytes committed */
+size_t hp_shadow_record_bytes(void); /* a short record in the table: 16 if compact, else 32 */
 size_t hp_shadow_log_bytes(void);    /* allocation logs (chunks) committed */
 /* Objects not recorded for want of memory (no log chunk, no room in the
  * table): one, with its granted bytes; or records taken from a log; and

@@ -74,6 +74,67 @@ static inline unsigned hp_log_decode(const hp_logent *e, uint32_t period0, hp_re
     return 1;
 }
 
+/* Note [The compact table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * In modes cc, module and kind, without rset= or sample=, nothing reads a
+ * record's birth or mode word (Note [The mode word]): the table then holds
+ * each record in one 16-byte entry (hp_logent) instead of a 32-byte hp_rec,
+ * halving what the table costs per live object (hp_store_.compact):
+ *   a:     the base (bits 4-47), HP_HOW_* (bits 0-3), the kind (bits
+ *          48-55), the age (bits 56-58), the flags (bits 59-63);
+ *   ccs, sizes: as in the log (Note [The log's entries]).
+ * Only records of less than 64 KiB are short, so that an in-place resize,
+ * which keeps the granted bytes, never makes a short record long (its slop
+ * stays below 64 KiB). Any other record is written whole after an entry of
+ * how HP_LOG_LONG, as in the logs. A record's index is then the position
+ * of its first entry: indexes still grow in the order records were
+ * appended, which is all the frees' bookkeeping asks of them. Readers go
+ * through hp_shadow_foreach, hp_shadow_peek and the sweep;
+ * hp_shadow_table, which hands out hp_rec[], is for the other modes. */
+static inline int hp_tab_fits(const hp_rec *r)
+{
+    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
+           r->granted < ((uint32_t)1 << 16) && r->req <= r->granted && r->word == 0 &&
+           r->how < HP_LOG_PAD && r->age < 8 && r->flags < 32;
+}
+
+/* Write record *r at `e`; returns the entries written (1, or 3). */
+static inline unsigned hp_tab_put(hp_logent *e, const hp_rec *r)
+{
+    if (__builtin_expect(hp_tab_fits(r), 1)) {
+        e->a = (uint64_t)r->base | r->how | (uint64_t)r->kind << 48 |
+               (uint64_t)r->age << 56 | (uint64_t)r->flags << 59;
+        e->ccs = r->ccs;
+        e->sizes = (r->granted >> 4) << 16 | (r->granted - r->req);
+        return 1;
+    }
+    e[0] = (hp_logent){HP_LOG_LONG, 0, 0};
+    __builtin_memcpy(&e[1], r, sizeof *r);
+    return 3;
+}
+
+/* The record at `e` into *r (birth and word 0 in a short entry); returns
+ * the entries it takes. */
+static inline unsigned hp_tab_get(const hp_logent *e, hp_rec *r)
+{
+    unsigned how = (unsigned)(e->a & 15);
+    if (how == HP_LOG_LONG) {
+        __builtin_memcpy(r, e + 1, sizeof *r);
+        return 3;
+    }
+    r->base = (uintptr_t)(e->a & 0x0000fffffffffff0ull);
+    r->ccs = e->ccs;
+    r->granted = (e->sizes >> 16) * 16;
+    r->req = r->granted - (e->sizes & 0xffff);
+    r->birth = 0;
+    r->word = 0;
+    r->kind = (uint8_t)(e->a >> 48);
+    r->how = (uint8_t)how;
+    r->age = (uint8_t)((e->a >> 56) & 7);
+    r->flags = (uint8_t)(e->a >> 59);
+    return 1;
+}
+
 /* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
  * ACTIVE -> EXITED (owner gone; drained, then FREE again). */
 enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
@@ -105,8 +166,10 @@ typedef struct hp_freed {       /* frees and resizes since the last sweep */
 typedef struct hp_store {
     hp_arena meta_arena;                    /* hp_tlog and hp_chunk: pool_lock */
     _Atomic(hp_tlog *) registry;
-    hp_vec table;                           /* hp_rec[] */
-    size_t table_len;
+    hp_vec table;                           /* hp_rec[], or hp_logent[] if compact */
+    size_t table_len;                       /* records, or entries if compact */
+    size_t table_recs;                      /* records (compact) */
+    int compact;                            /* Note [The compact table] */
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;
     /* A filter in front of the frees' table: bit hp_shadow_freed_bit(base)
@@ -161,11 +224,16 @@ static inline int hp_shadow_freed_maybe(uintptr_t base)
  * every noted free). */
 typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);
 void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
-/* The table with room for `need` records (its base never moves), or NULL
- * when out of memory. */
-hp_rec *hp_shadow_room(size_t need);
-/* The sweep is over: the table holds `new_len` records; frees are
- * forgotten. */
-void hp_shadow_sweep_done(size_t new_len);
+/* The table with room for `need` records, or entries if compact (its base
+ * never moves), or NULL when out of memory. */
+void *hp_shadow_room(size_t need);
+/* The size of the table's unit: a record, or an entry if compact. */
+static inline size_t hp_shadow_unit(void)
+{
+    return hp_store_.compact ? sizeof(hp_logent) : sizeof(hp_rec);
+}
+/* The sweep is over: the table holds `new_len` records (entries, holding
+ * `nrecs` records, if compact); frees are forgotten. */
+void hp_shadow_sweep_done(size_t new_len, size_t nrecs);
 
 #endif

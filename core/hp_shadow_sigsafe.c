@@ -46,17 +46,24 @@ uint64_t hp_shadow_lost(uint64_t *bytes)
     return atomic_load_explicit(&lost_objects, memory_order_relaxed);
 }
 
-hp_rec *hp_shadow_room(size_t need)
+void *hp_shadow_room(size_t need)
 {
-    if (need * sizeof(hp_rec) > table.committed &&
-        hp_vec_ensure(&table, need * sizeof(hp_rec)) != 0)
-        return NULL;
-    return ((hp_rec *)table.base);
+    size_t bytes = need * hp_shadow_unit();
+    if (bytes > table.committed && hp_vec_ensure(&table, bytes) != 0) return NULL;
+    return table.base;
 }
 
-/* Append n records in one copy; 0, or -1 when out of memory. */
+/* Append n records in one copy (encoded one by one if compact); 0, or -1
+ * when out of memory. */
 static int table_push_many(const hp_rec *r, size_t n)
 {
+    if (hp_store_.compact) {
+        hp_logent *t = hp_shadow_room(table_len + 3 * n);
+        if (!t) return -1;
+        for (size_t i = 0; i < n; i++) table_len += hp_tab_put(t + table_len, &r[i]);
+        hp_store_.table_recs += n;
+        return 0;
+    }
     hp_rec *t = hp_shadow_room(table_len + n);
     if (!t) return -1;
     memcpy(t + table_len, r, n * sizeof *r);
@@ -133,10 +140,18 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (table_push_many(&recs[i], 1) == 0)
+        if (hp_store_.compact) {   /* (visited first: what the visit sets is kept) */
+            if (hp_shadow_room(table_len + 3)) {
+                d->visit(&recs[i], HP_EV_NEW, d->ctx);
+                (void)table_push_many(&recs[i], 1);
+            } else {
+                hp_shadow_lost_recs(&recs[i], 1);
+            }
+        } else if (table_push_many(&recs[i], 1) == 0) {
             d->visit(&((hp_rec *)table.base)[table_len - 1], HP_EV_NEW, d->ctx);
-        else
+        } else {
             hp_shadow_lost_recs(&recs[i], 1);
+        }
     }
 }
 
@@ -174,12 +189,33 @@ static int was_freed(hp_rec *r, size_t idx)
 
 hp_rec *hp_shadow_table(size_t *len)
 {
+    if (hp_store_.compact) {   /* (not for this table: see hp_shadow.h) */
+        *len = 0;
+        return NULL;
+    }
     *len = table_len;
     return table_recs();
 }
 
+/* Visit a compact table's records (copies), those not freed if `unfreed`. */
+static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
+{
+    const hp_logent *t = (const hp_logent *)table.base;
+    size_t len = table_len;
+    for (size_t i = 0; i < len;) {
+        hp_rec r;
+        size_t at = i;
+        i += hp_tab_get(&t[i], &r);
+        if (!unfreed || !was_freed(&r, at)) visit(&r, HP_EV_SURVIVED, ctx);
+    }
+}
+
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx)
 {
+    if (hp_store_.compact) {
+        foreach_compact(visit, ctx, 0);
+        return;
+    }
     hp_rec *recs = table_recs();
     for (size_t i = 0; i < table_len; i++) visit(&recs[i], HP_EV_SURVIVED, ctx);
 }
@@ -188,8 +224,10 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
 {
     hp_rec *recs = table_recs();
     size_t len = table_len;
-    for (size_t i = 0; i < len; i++)
-        if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
+    if (hp_store_.compact) foreach_compact(visit, ctx, 1);
+    else
+        for (size_t i = 0; i < len; i++)
+            if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all) {
         int st = atomic_load_explicit(&l->state, memory_order_acquire);
@@ -213,7 +251,9 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
     }
 }
 
-size_t hp_shadow_records(void) { return table_len; }
+size_t hp_shadow_records(void) { return hp_store_.compact ? hp_store_.table_recs : table_len; }
+
+size_t hp_shadow_record_bytes(void) { return hp_shadow_unit(); }
 
 size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
 size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }

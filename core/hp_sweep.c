@@ -14,16 +14,32 @@
 #include "core/hp_blocks.h"
 
 typedef struct sweep_run sweep_run;
+/* Judge records recs[0..n-1], whose indexes are idx0 + k; or, for a
+ * compact table's own pass (FORM_TABLE), the table's entries. */
 typedef void (*judge_fn)(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table);
+
+/* Where a loop's records come from and where survivors go. */
+enum {
+    FORM_RECS,      /* records (hp_rec[]) into a table of records */
+    FORM_LOGS,      /* records (a log's, decoded) into a compact table */
+    FORM_TABLE,     /* a compact table's entries into itself */
+    FORM_COUNT
+};
 
 struct sweep_run {
     const hp_sweep_spec *spec;
     hp_sweep_result res;
     hp_ccs_stats *stats;
     hp_rec *table;        /* where survivors go */
-    size_t out;           /* survivors so far */
+    size_t out;           /* survivors so far (entries, if compact) */
+    /* A compact table (Note [The compact table]): survivors are written
+     * back as entries; the table pass reads entries up to `rd` ahead. */
+    int compact;
+    hp_logent *ctable;
+    size_t rd, len, kept;
+    size_t shift;         /* entries moved up so far: rd - shift is an index */
     size_t next_idx;      /* index of the next record from the logs */
-    judge_fn judge_range;
+    judge_fn judge_range, judge_logs;   /* the table's loop; the logs' */
     int frees;
     hp_blocks blocks;     /* is_live's pages in use */
 };
@@ -37,9 +53,53 @@ static inline int is_live(hp_blocks *b, uintptr_t base)
     return hp_blocks_in_use(b, base) && hp_real.GC_is_marked((void *)base) != 0;
 }
 
+/* The survivor being written back to a compact table, while its `moved`
+ * is heard (hp_shadow_sweep's visitor sees it there). */
+static hp_rec *moving;
+
+/* A compact table's survivor `r` at entry `out`, where the table has no
+ * room before the entries not yet read (a short record made long by a
+ * resize that changed its granted bytes, which the collector does not do:
+ * Note [The compact table]): those entries are moved up first. Returns the
+ * entries written. */
+__attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t out,
+                                                         const hp_rec *r)
+{
+    size_t len = hp_tab_fits(r) ? 1 : 3;
+    if (out + len > s->rd && s->rd < s->len) {
+        size_t need = out + len - s->rd;
+        hp_logent *t = hp_shadow_room(s->len + need);
+        if (!t) return 0;   /* (cannot happen in practice; the record is not kept) */
+        __builtin_memmove(t + s->rd + need, t + s->rd, (s->len - s->rd) * sizeof *t);
+        s->ctable = t;
+        s->rd += need;
+        s->len += need;
+        s->shift += need;
+    }
+    s->kept++;
+    return hp_tab_put(&s->ctable[out], r);
+}
+
+/* A compact table's survivor `r` at entry `out`; returns the entries
+ * written. An entry that is already what it would be written as (a record
+ * that stays where it was and has stopped ageing: most of a big table) is
+ * left alone, so that its cache line is not made dirty. */
+static inline __attribute__((always_inline)) size_t put_compact(sweep_run *s, size_t out,
+                                                                 const hp_rec *r)
+{
+    if (__builtin_expect(out < s->rd && hp_tab_fits(r), 1)) {
+        s->kept++;
+        hp_logent e, *dst = &s->ctable[out];
+        (void)hp_tab_put(&e, r);
+        if (dst->a != e.a || dst->ccs != e.ccs || dst->sizes != e.sizes) *dst = e;
+        return 1;
+    }
+    return put_compact_slow(s, out, r);
+}
+
 static inline __attribute__((always_inline)) void
-judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int census,
-            int judge, int marks, int breakdown, int simple, int observed)
+judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int form,
+            int census, int judge, int marks, int breakdown, int simple, int observed)
 {
     const hp_sweep_spec *sp = s->spec;
     const hp_sweep_observer *obs = observed ? sp->obs : NULL;
@@ -52,12 +112,24 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     uint64_t live_bytes = 0, live_objects = 0;
     size_t out = s->out;
-    for (size_t k = 0; k < n; k++) {
-        hp_rec *r = &recs[k];
-        size_t i = idx0 + k;
-        /* The records stream in from memory (a collection's worth of
-         * allocations is far larger than the caches): fetch ahead. */
-        __builtin_prefetch(r + 32);
+    for (size_t k = 0; form == FORM_TABLE ? s->rd < s->len : k < n; k++) {
+        hp_rec one, *r;
+        size_t i, at = 0;
+        unsigned took = 0;
+        if (form == FORM_TABLE) {   /* decoded in place of the entries it takes */
+            at = s->rd;
+            i = at - s->shift;      /* (its index when the frees were noted) */
+            __builtin_prefetch(&s->ctable[at + 32]);
+            took = hp_tab_get(&s->ctable[at], &one);
+            s->rd += took;
+            r = &one;
+        } else {
+            r = &recs[k];
+            i = idx0 + k;
+            /* The records stream in from memory (a collection's worth of
+             * allocations is far larger than the caches): fetch ahead. */
+            __builtin_prefetch(r + 32);
+        }
         hp_ccs_stats *st = stats ? &stats[r->ccs] : NULL;
         if (hp_ccstats_untallied(r)) {
             if (st) hp_ccstats_tally(st, r);
@@ -94,6 +166,26 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
+        if (form == FORM_TABLE && !observed && !frees && took == 1 && out == at) {
+            /* A short record that stays where it was, changed at most in
+             * its age and flags (no free or resize was noted): its first
+             * word rewritten if they changed. */
+            hp_logent *e = &s->ctable[at];
+            uint64_t a = (e->a & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
+                         (uint64_t)r->flags << 59;
+            if (a != e->a) e->a = a;
+            s->kept++;
+            out++;
+            continue;
+        }
+        if (form != FORM_RECS) {
+            if (obs && obs->moved) {
+                moving = r;
+                obs->moved(i, out);
+            }
+            out += put_compact(s, out, r);
+            continue;
+        }
         if (!in_table || out != i) table[out] = *r;
         if (obs && obs->moved) obs->moved(i, out);
         out++;
@@ -109,32 +201,39 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
 
 /* The specialised loops: judged by the collector's marks, census (if any)
  * by stack and unfiltered; observed: an observer hears deaths and moves. */
-#define JUDGE_VARIANT(name, census, breakdown, observed)                       \
+#define JUDGE_VARIANT(name, form, census, breakdown, observed)                 \
     static void name(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table) \
     {                                                                            \
-        judge_range(s, recs, n, idx0, in_table, census, 1, 1, breakdown, 1, observed); \
+        judge_range(s, recs, n, idx0, in_table, form, census, 1, 1, breakdown, 1, observed); \
     }
-JUDGE_VARIANT(judge_plain, 0, 0, 0)
-JUDGE_VARIANT(judge_census, 1, 0, 0)
-JUDGE_VARIANT(judge_report, 0, 1, 0)
-JUDGE_VARIANT(judge_census_report, 1, 1, 0)
-JUDGE_VARIANT(judge_obs, 0, 0, 1)
-JUDGE_VARIANT(judge_obs_census, 1, 0, 1)
-JUDGE_VARIANT(judge_obs_report, 0, 1, 1)
-JUDGE_VARIANT(judge_obs_census_report, 1, 1, 1)
+#define JUDGE_VARIANTS(name, form)                                              \
+    JUDGE_VARIANT(name##_plain, form, 0, 0, 0)                                   \
+    JUDGE_VARIANT(name##_census, form, 1, 0, 0)                                  \
+    JUDGE_VARIANT(name##_report, form, 0, 1, 0)                                  \
+    JUDGE_VARIANT(name##_census_report, form, 1, 1, 0)                           \
+    JUDGE_VARIANT(name##_obs, form, 0, 0, 1)                                     \
+    JUDGE_VARIANT(name##_obs_census, form, 1, 0, 1)                              \
+    JUDGE_VARIANT(name##_obs_report, form, 0, 1, 1)                              \
+    JUDGE_VARIANT(name##_obs_census_report, form, 1, 1, 1)                       \
+    static void name##_generic(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, \
+                               int in_table)                                     \
+    {                                                                            \
+        const hp_sweep_spec *sp = s->spec;                                       \
+        judge_range(s, recs, n, idx0, in_table, form, sp->census, sp->judge,     \
+                    sp->live == NULL, sp->bds != NULL, 0, sp->obs != NULL);      \
+    }
+JUDGE_VARIANTS(judge_recs, FORM_RECS)
+JUDGE_VARIANTS(judge_logs, FORM_LOGS)
+JUDGE_VARIANTS(judge_table, FORM_TABLE)
 
-/* [observed][census][breakdown] */
-static const judge_fn judge_fast[2][2][2] = {
-    {{judge_plain, judge_report}, {judge_census, judge_census_report}},
-    {{judge_obs, judge_obs_report}, {judge_obs_census, judge_obs_census_report}},
-};
-
-static void judge_generic(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table)
-{
-    const hp_sweep_spec *sp = s->spec;
-    judge_range(s, recs, n, idx0, in_table, sp->census, sp->judge, sp->live == NULL,
-                sp->bds != NULL, 0, sp->obs != NULL);
-}
+/* [form][observed][census][breakdown], and [form] for the rest */
+#define JUDGE_TABLE(name)                                                       \
+    {{{name##_plain, name##_report}, {name##_census, name##_census_report}},     \
+     {{name##_obs, name##_obs_report}, {name##_obs_census, name##_obs_census_report}}}
+static const judge_fn judge_fast[FORM_COUNT][2][2][2] = {
+    JUDGE_TABLE(judge_recs), JUDGE_TABLE(judge_logs), JUDGE_TABLE(judge_table)};
+static const judge_fn judge_generic[FORM_COUNT] = {judge_recs_generic, judge_logs_generic,
+                                                   judge_table_generic};
 
 /* A span of records still in a log: make room for its survivors, judge. */
 static void judge_span(hp_rec *recs, size_t n, void *arg)
@@ -142,13 +241,14 @@ static void judge_span(hp_rec *recs, size_t n, void *arg)
     sweep_run *s = arg;
     size_t idx0 = s->next_idx;
     s->next_idx += n;
-    hp_rec *table = hp_shadow_room(s->out + n);
+    void *table = hp_shadow_room(s->out + (s->compact ? 3 * n : n));
     if (!table) {   /* out of memory: these records are lost (said at exit) */
         hp_shadow_lost_recs(recs, n);
         return;
     }
     s->table = table;
-    s->judge_range(s, recs, n, idx0, 0);
+    s->ctable = table;
+    s->judge_logs(s, recs, n, idx0, 0);
 }
 
 hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
@@ -159,16 +259,29 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
     s.stats = spec->stats;
     size_t len;
     s.table = hp_shadow_table(&len);
+    s.compact = hp_store_.compact;
+    if (s.compact) {
+        len = s.len = hp_store_.table_len;
+        s.ctable = hp_shadow_room(len);
+    }
     s.frees = hp_shadow_has_frees();
     const hp_sweep_observer *obs = spec->obs;
     int fast = spec->judge && !spec->live && spec->stats &&
                (!spec->census || !obs || !obs->census);
-    s.judge_range = fast ? judge_fast[obs != NULL][spec->census != 0][spec->bds != NULL]
-                         : judge_generic;
-    s.judge_range(&s, s.table, len, 0, 1);
+    int table_form = s.compact ? FORM_TABLE : FORM_RECS;
+    int logs_form = s.compact ? FORM_LOGS : FORM_RECS;
+    s.judge_range = fast ? judge_fast[table_form][obs != NULL][spec->census != 0][spec->bds != NULL]
+                         : judge_generic[table_form];
+    s.judge_logs = fast ? judge_fast[logs_form][obs != NULL][spec->census != 0][spec->bds != NULL]
+                        : judge_generic[logs_form];
+    s.judge_range(&s, s.table, len, 0, 1);   /* (compact: the entries from s.rd = 0 on) */
+    if (s.compact) {
+        len = s.len - s.shift;
+        s.rd = SIZE_MAX;   /* the logs' records are written past the table */
+    }
     s.next_idx = len;
     if (spec->logs) hp_shadow_take_pending(judge_span, &s);
-    hp_shadow_sweep_done(s.out);
+    hp_shadow_sweep_done(s.out, s.kept);
     return s.res;
 }
 
@@ -189,7 +302,8 @@ static void adapter_moved(size_t idx, size_t to)
 {
     (void)idx;
     size_t len;
-    if (adapter.visit) adapter.visit(&hp_shadow_table(&len)[to], HP_EV_SURVIVED, adapter.ctx);
+    hp_rec *t = hp_shadow_table(&len);
+    if (adapter.visit) adapter.visit(t ? &t[to] : moving, HP_EV_SURVIVED, adapter.ctx);
 }
 
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)

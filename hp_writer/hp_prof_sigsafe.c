@@ -8,8 +8,6 @@
 #include "core/hp_symbols.h"
 #include "hp_writer/hp_srcloc.h"
 
-typedef hp_rec hp_rec_size_probe;
-
 #include <string.h>
 
 #define HP_PROF_FRAMES 128   /* frames listed per stack */
@@ -339,7 +337,7 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     }
     hp_buf_str(b, ")\n");
     line("shadow table", b);
-    hp_buf_u64(b, (uint64_t)sizeof(hp_rec_size_probe));
+    hp_buf_u64(b, s->record_bytes);
     hp_buf_str(b, " bytes a record; at the peak ");
     hp_buf_u64(b, s->shadow_bytes);
     hp_buf_str(b, " bytes for ");

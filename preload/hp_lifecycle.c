@@ -315,6 +315,11 @@ void hp_ensure_init(void)
         hp_census_init() != 0)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
+    /* Modes that read neither a record's birth nor a traversal's label
+     * keep 16 bytes a record (core/hp_shadow_internal.h, Note [The compact
+     * table]; sample='s weights are written whole). */
+    hp_shadow_set_compact((hp_rt.cfg.mode == HP_MODE_CC || hp_rt.cfg.mode == HP_MODE_MODULE ||
+                           hp_rt.cfg.mode == HP_MODE_KIND) && !hp_rt.cfg.filter_rset[0]);
     if (hp_census_start() != 0) _exit(2);   /* a scheme said why it cannot run */
     hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth, hp_rt.cfg.frames_by_call);
     hp_thread_init_key();

@@ -192,3 +192,20 @@ class Modes(hptest.ProfileTest):
 
 if __name__ == "__main__":
     hptest.main()
+
+
+class RecordSize(hptest.ProfileTest):
+    """The .prof's "shadow table" line gives the size of a record: 16 bytes
+    where the mode reads no birth and no traversal label (cc, module, kind:
+    the compact table, core/hp_shadow_internal.h), 32 elsewhere (ldv,
+    retainer, and cc with rset=, whose filter is a traversal's label). The
+    figures of those runs are checked exactly by the tests of each mode."""
+
+    def test_record_bytes_by_mode(self):
+        argv = ["report_modhost", hptest.prog("libhpplugin.so")]
+        for heapprof, want in [("cc", 16), ("module", 16), ("kind", 16),
+                               ("cc,sample=4096,seed=1", 16), ("ldv", 32),
+                               ("retainer", 32), ("cc,rset=NOROOT", 32)]:
+            with self.subTest(heapprof=heapprof):
+                _, _, prof = self.profile(argv, heapprof=heapprof)
+                self.assertRegex(prof, r"\n\s+shadow table\s+%d bytes a record; " % want)

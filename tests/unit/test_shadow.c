@@ -15,7 +15,19 @@
 
 #define CHUNK_RECS HP_CHUNK_ENTS   /* short entries per log chunk */
 
-static void setup(void) { cr_assert_eq(hp_shadow_init(), 0); }
+/* Built twice: unit_shadow_compact (HP_TEST_COMPACT) runs every test on
+ * the compact table (Note [The compact table]), which keeps no birth. */
+#ifdef HP_TEST_COMPACT
+#define COMPACT 1
+#else
+#define COMPACT 0
+#endif
+
+static void setup(void)
+{
+    cr_assert_eq(hp_shadow_init(), 0);
+    hp_shadow_set_compact(COMPACT);
+}
 
 /* Record i of "thread" t: a 16-aligned base that encodes both. */
 static uintptr_t base_of(unsigned t, unsigned i)
@@ -150,7 +162,8 @@ Test(shadow, many_chunks, .init = setup)
         cr_assert(s.order_ok, "order broken at cut %zu", c);
     }
     cr_assert_eq(hp_shadow_records(), 10 * CHUNK_RECS + 3);
-    cr_assert_geq(hp_shadow_bytes(), (10 * CHUNK_RECS + 3) * sizeof(hp_rec));
+    cr_assert_geq(hp_shadow_bytes(), (10 * CHUNK_RECS + 3) * hp_shadow_record_bytes());
+    cr_assert_eq(hp_shadow_record_bytes(), COMPACT ? 16 : sizeof(hp_rec));
     /* The logs were drained, but a live thread keeps its current chunk. */
     cr_assert_geq(hp_shadow_log_bytes(), sizeof(hp_logent) * CHUNK_RECS);
 }
@@ -234,10 +247,17 @@ static void check_odd(hp_rec *r, hp_event ev, void *ctx)
     ++*next;
 }
 
+/* The same in the table: the compact table keeps no birth in a short
+ * entry (Note [The compact table]), and keeps only records of less than
+ * 64 KiB short. */
 static void check_odd_table(hp_rec *r, hp_event ev, void *ctx)
 {
     (void)ev;
-    check_odd(r, HP_EV_NEW, ctx);
+    unsigned *next = ctx;
+    hp_rec want = odd_rec(*next);
+    if (COMPACT && hp_tab_fits(&want)) want.birth = 0;
+    cr_assert(memcmp(r, &want, sizeof want) == 0, "record %u changed in the table", *next);
+    ++*next;
 }
 
 Test(shadow, long_and_short_entries, .init = setup)
@@ -853,7 +873,8 @@ ParameterizedTest(int *try, shadow, concurrent_log_creation, .init = setup, .tim
  * span by span and keep only the survivors (even indexes)
  * at the table's end through hp_shadow_room. */
 typedef struct {
-    size_t spans, taken, kept;
+    size_t spans, taken, kept;   /* kept: records, or entries if COMPACT */
+    size_t recs;                 /* records kept */
     size_t next[2];    /* next index expected per thread */
     int order_ok;
 } taker;
@@ -862,16 +883,32 @@ static void take_evens(hp_rec *recs, size_t n, void *ctx)
 {
     taker *k = ctx;
     k->spans++;
-    hp_rec *table = hp_shadow_room(k->kept + n);
-    cr_assert_not_null(table);
+    void *room = hp_shadow_room(k->kept + 3 * n);
+    hp_rec *table = room;
+    hp_logent *ents = room;
+    cr_assert_not_null(room);
     for (size_t i = 0; i < n; i++) {
         unsigned t = (unsigned)(recs[i].base >> 32) - 1;
         unsigned idx = (unsigned)((recs[i].base & 0xffffffffu) >> 4);
         if (t > 1 || idx != k->next[t]) k->order_ok = 0;
         else k->next[t] = idx + 1;
         k->taken++;
-        if (idx % 2 == 0) table[k->kept++] = recs[i];
+        if (idx % 2 != 0) continue;
+        k->recs++;
+        if (COMPACT) k->kept += hp_tab_put(&ents[k->kept], &recs[i]);
+        else table[k->kept++] = recs[i];
     }
+}
+
+/* foreach visitor: the bases in table order. */
+typedef struct { uintptr_t bases[8192]; size_t n; } base_list;
+
+static void list_base(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    base_list *l = ctx;
+    if (l->n < 8192) l->bases[l->n] = r->base;
+    l->n++;
 }
 
 Test(shadow, take_pending_hands_each_record_once, .init = setup)
@@ -885,7 +922,7 @@ Test(shadow, take_pending_hands_each_record_once, .init = setup)
     cr_assert(k.order_ok);
     cr_assert_eq(k.taken, 3 * CHUNK_RECS + 5 + 7);
     cr_assert_geq(k.spans, 5);
-    hp_shadow_sweep_done(k.kept);
+    hp_shadow_sweep_done(k.kept, k.recs);
     cr_assert_eq(hp_shadow_records(), (3 * CHUNK_RECS + 5 + 1) / 2 + 4);
     /* Taken means drained: nothing is handed twice, and a drain adds nothing. */
     taker again = {0};
@@ -898,15 +935,61 @@ Test(shadow, take_pending_hands_each_record_once, .init = setup)
     taker more = {0};
     more.order_ok = 1;
     more.next[0] = 3 * CHUNK_RECS + 5;
-    more.kept = hp_shadow_records();
+    more.kept = k.kept;   /* (entries are records here: every record is short) */
+    more.recs = hp_shadow_records();
     hp_shadow_take_pending(take_evens, &more);
     cr_assert(more.order_ok);
     cr_assert_eq(more.taken, 4);
-    hp_shadow_sweep_done(more.kept);
-    size_t len;
-    hp_rec *t = hp_shadow_table(&len);
+    hp_shadow_sweep_done(more.kept, more.recs);
+    static base_list l;
+    hp_shadow_foreach(list_base, &l);
+    size_t len = l.n;
     cr_assert_eq(len, (3 * CHUNK_RECS + 5 + 1) / 2 + 4 + 2);
+    cr_assert_eq(hp_shadow_records(), len);
     for (size_t i = 1; i < len; i++)   /* thread 0's evens, then 1's, then 0's again */
-        cr_assert((t[i].base & 0xffffffffu) % 32 == 0);
-    cr_assert_eq(t[len - 1].base, base_of(0, (3 * CHUNK_RECS + 8) & ~1u));   /* the last even */
+        cr_assert((l.bases[i] & 0xffffffffu) % 32 == 0);
+    cr_assert_eq(l.bases[len - 1], base_of(0, (3 * CHUNK_RECS + 8) & ~1u));   /* the last even */
+}
+
+/* An in-place resize applied at a sweep: the record takes its new sizes.
+ * On the compact table a record resized past what a short entry holds is
+ * rewritten whole (three entries where it had one), the entries after it
+ * moved up first; every record keeps its place in the order and its fields. */
+typedef struct { hp_rec recs[200]; unsigned n; int in_order; } rec_list;
+
+static void list_rec(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    rec_list *l = ctx;
+    unsigned i = (unsigned)((r->base & 0xffffffffu) >> 4);
+    if (i != l->n) l->in_order = 0;
+    cr_assert_lt(l->n, 200);
+    l->recs[l->n] = *r;
+    l->recs[l->n++].birth = 7;   /* (compared apart from the birth, which compact drops) */
+}
+
+Test(shadow, resize_past_a_short_entry, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, 200);
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_note_resize(base_of(0, 0), (uint32_t)3 << 20, 5);
+    hp_shadow_note_resize(base_of(0, 150), (uint32_t)5 << 20, (uint32_t)5 << 20);
+    hp_shadow_note_resize(base_of(0, 199), 64, 60);
+    for (int k = 0; k < 3; k++) hp_shadow_sweep(live_all, NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 200);
+    static rec_list got;
+    got.in_order = 1;
+    hp_shadow_foreach(list_rec, &got);
+    cr_assert_eq(got.n, 200);
+    cr_assert(got.in_order);
+    for (unsigned i = 0; i < 200; i++) {
+        hp_rec want = make_rec(0, i);
+        want.birth = 7;
+        want.age = 3;
+        if (i == 0) want.granted = (uint32_t)3 << 20, want.req = 5;
+        if (i == 150) want.granted = want.req = (uint32_t)5 << 20;
+        if (i == 199) want.granted = 64, want.req = 60;
+        cr_assert(memcmp(&got.recs[i], &want, sizeof want) == 0, "record %u", i);
+    }
 }
