@@ -93,6 +93,8 @@ hp_tlog *hp_shadow_log_new(void)
     c->period0 = 0;   /* (set by the first entry) */
     log->tail = log->head = c;
     log->consumed = 0;
+    log->wrote.valid = 0;
+    log->read.valid = 0;
     if (fresh) {
         log->next_all = atomic_load(&registry);
         atomic_store_explicit(&registry, log, memory_order_release);
@@ -102,61 +104,73 @@ hp_tlog *hp_shadow_log_new(void)
     return log;
 }
 
-/* Does `r` fit a short entry in a chunk started at `period0`? (Note [The
- * log's entries]: a new record's age and flags are 0; one that says
- * otherwise is written whole.) */
+/* Does `r` fit a short or same entry in a chunk started at `period0`?
+ * (Note [The log's entries]: a new record's age and flags are 0; one that
+ * says otherwise is written whole.) */
 static inline int fits_short(const hp_rec *r, uint32_t period0)
 {
     return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
            r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
            r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
-           r->how < HP_LOG_PAD && (r->age | r->flags) == 0;
+           r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
 }
 
-static inline void put_short(hp_chunk *c, uint32_t n, const hp_rec *r)
+/* Write `r` (which fits) at word n of `c`, which has room for two, as a
+ * same entry where it repeats the last short one, else as a short one;
+ * publish it. */
+static inline void put_short(hp_tlog *log, hp_chunk *c, uint32_t n, const hp_rec *r)
 {
-    hp_logent *e = &c->ents[n];
-    e->a = (uint64_t)r->base | r->how | (uint64_t)r->kind << 48 |
-           (uint64_t)(r->birth - c->period0) << 56;
-    e->ccs = r->ccs;
-    e->sizes = (r->granted >> 4) << 16 | (r->granted - r->req);
-    atomic_store_explicit(&c->count, n + 1, memory_order_release);
+    uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - c->period0) << 56;
+    if (hp_same_as(&log->wrote, r)) {
+        c->w[n] = a | HP_LOG_SAME;
+        atomic_store_explicit(&c->count, n + 1, memory_order_release);
+        return;
+    }
+    uint32_t sizes = hp_log_sizes(r);
+    unsigned how = *(const volatile uint8_t *)&r->how;   /* (see hp_same_as) */
+    c->w[n] = a | how | (uint64_t)r->kind << 48;
+    c->w[n + 1] = r->ccs | (uint64_t)sizes << 32;
+    hp_same_set(&log->wrote, r->ccs, sizes, r->kind, how);
+    atomic_store_explicit(&c->count, n + 2, memory_order_release);
 }
 
-/* A chunk for `log` with room for `need` more entries: the tail, or a new
- * one started at `period0` and linked after it (the tail's unused entries
+/* A chunk for `log` with room for `need` more words: the tail, or a new
+ * one started at `period0` and linked after it (the tail's unused words
  * padded, and published); NULL when out of memory. */
 static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
 {
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    if (n + need <= HP_CHUNK_ENTS) return c;
+    if (n + need <= HP_CHUNK_WORDS) return c;
     hp_chunk *nc = chunk_get();
     if (!nc) return NULL;
     nc->period0 = period0;
-    for (uint32_t i = n; i < HP_CHUNK_ENTS; i++) c->ents[i].a = HP_LOG_PAD;
-    atomic_store_explicit(&c->count, HP_CHUNK_ENTS, memory_order_release);
+    for (uint32_t i = n; i < HP_CHUNK_WORDS; i++) c->w[i] = HP_LOG_PAD;
+    atomic_store_explicit(&c->count, HP_CHUNK_WORDS, memory_order_release);
     atomic_store_explicit(&c->next, nc, memory_order_release);
     log->tail = nc;
+    log->wrote.valid = 0;   /* (a chunk's first entry repeats nothing) */
     return nc;
 }
 
 /* A new chunk, or a record written whole (Note [The log's entries]). */
 __attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
 {
-    hp_chunk *c = room_for(log, 1, r->birth);
+    hp_chunk *c = room_for(log, 2, r->birth);
     if (!c) return -1;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
     if (n == 0) c->period0 = r->birth;   /* (published with the first entry) */
     if (fits_short(r, c->period0)) {
-        put_short(c, n, r);
+        put_short(log, c, n, r);
         return 0;
     }
-    if (!(c = room_for(log, 3, r->birth))) return -1;
+    if (!(c = room_for(log, HP_LONG_WORDS, r->birth))) return -1;
     n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    c->ents[n] = (hp_logent){HP_LOG_LONG, 0, 0};
-    __builtin_memcpy(&c->ents[n + 1], r, sizeof *r);
-    atomic_store_explicit(&c->count, n + 3, memory_order_release);
+    c->w[n] = HP_LOG_LONG;
+    c->w[n + 1] = 0;
+    __builtin_memcpy(&c->w[n + 2], r, sizeof *r);
+    log->wrote.valid = 0;
+    atomic_store_explicit(&c->count, n + HP_LONG_WORDS, memory_order_release);
     return 0;
 }
 
@@ -164,8 +178,8 @@ int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
 {
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    if (__builtin_expect(n < HP_CHUNK_ENTS && fits_short(r, c->period0), 1)) {
-        put_short(c, n, r);
+    if (__builtin_expect(n + 2 <= HP_CHUNK_WORDS && fits_short(r, c->period0), 1)) {
+        put_short(log, c, n, r);
         return 0;
     }
     return append_slow(log, r);
@@ -248,10 +262,12 @@ void hp_shadow_set_compact(int on)
     if (table_len == 0) hp_store_.compact = on != 0;   /* (else too late: unchanged) */
 }
 
-void hp_shadow_sweep_done(size_t new_len, size_t nrecs)
+void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
 {
     table_len = new_len;
     hp_store_.table_recs = nrecs;
+    if (last) hp_store_.table_last = *last;
+    else hp_store_.table_last.valid = 0;
     if (freed_len) {
         memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
         memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));

@@ -130,7 +130,10 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx);
 
 size_t hp_shadow_records(void);      /* records in the main table */
 size_t hp_shadow_bytes(void);        /* main table bytes committed */
-size_t hp_shadow_record_bytes(void); /* a short record in the table: 16 if compact, else 32 */
+/* A record in the table: 32 bytes, or if compact 16 (8 for one repeating
+ * the stack, sizes and kind of the one before; 48 for the few written
+ * whole). */
+size_t hp_shadow_record_bytes(void);
 size_t hp_shadow_log_bytes(void);    /* allocation logs (chunks) committed */
 /* Objects not recorded for want of memory (no log chunk, no room in the
  * table): one, with its granted bytes; or records taken from a log; and

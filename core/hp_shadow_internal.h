@@ -15,124 +15,198 @@
 /* Note [The log's entries]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A log holds what the allocation path knows of a new object in 16 bytes,
- * half a record (hp_rec): at the peak of a run the logs hold every object
- * allocated since the last collection, as many as the live ones or more.
- *   a:     the base (bits 4-47: 16-aligned, below 2^48), HP_HOW_* (bits
- *          0-3), the kind (bits 48-55), the birth less the chunk's
- *          period0 (bits 56-63);
- *   ccs:   the cost-centre stack;
- *   sizes: the granted bytes in 16-byte granules (bits 16-31), the granted
- *          bytes less the requested (bits 0-15).
- * A record these fields cannot hold (a mode word, as sample='s weight; a
- * size of 1 MiB or more, or not a multiple of 16; a slop of 64 KiB or
- * more; a birth 256 periods after the chunk's first; an age or flags) is
- * written whole: an
- * entry of how HP_LOG_LONG, then the hp_rec itself in the next two
- * entries, published together. A chunk without room for those three ends
- * with entries of how HP_LOG_PAD. Age and flags are 0 in every new record,
- * and nothing writes a record while it is logged. */
+ * half a record (hp_rec), or 8 where it repeats the object before: at the
+ * peak of a run the logs hold every object allocated since the last
+ * collection, as many as the live ones or more. A chunk is an array of
+ * 64-bit words; an entry is one or more of them:
+ *   short (2 words): the base (bits 4-47: 16-aligned, below 2^48),
+ *          HP_HOW_* (bits 0-3), the kind (bits 48-55), the birth less the
+ *          chunk's period0 (bits 56-63); then the cost-centre stack (bits
+ *          0-31) and the sizes (bits 32-63: the granted bytes in 16-byte
+ *          granules, bits 16-31 of them, and the granted bytes less the
+ *          requested, bits 0-15);
+ *   same (1 word, how HP_LOG_SAME): the base and birth as in a short
+ *          entry; the stack, sizes, kind and how those of the last short
+ *          entry before it in the chunk (Note [Runs of the same]);
+ *   long (6 words, how HP_LOG_LONG): a record these fields cannot hold (a
+ *          mode word, as sample='s weight; a size of 1 MiB or more, or not
+ *          a multiple of 16; a slop of 64 KiB or more; a birth 256 periods
+ *          after the chunk's first; an age or flags), written whole in the
+ *          last four words;
+ *   pad (1 word, how HP_LOG_PAD): the end of a chunk with no room left.
+ * An entry is published whole by one store of the chunk's count. Age and
+ * flags are 0 in every new record, and nothing writes a record while it is
+ * logged.
+ *
+ * Note [Runs of the same]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * Consecutive objects of one site mostly share their stack, sizes and kind
+ * (a tree's nodes, a string's pieces), so an entry that repeats them all
+ * is written as one word. A "same" entry refers to the last short entry
+ * before it in its chunk (in the table: to the record before it, short or
+ * same); a long entry, and a chunk's start, leave nothing to repeat. The
+ * writer and every reader keep that state (hp_same) the same way. */
 #define HP_LOG_LONG 15
 #define HP_LOG_PAD 14
-_Static_assert(HP_HOW_COUNT <= HP_LOG_PAD, "HP_HOW_* values must fit below the log's markers");
+#define HP_LOG_SAME 13
+_Static_assert(HP_HOW_COUNT <= HP_LOG_SAME, "HP_HOW_* values must fit below the log's markers");
 
-typedef struct hp_logent {
-    uint64_t a;
-    uint32_t ccs;
-    uint32_t sizes;
-} hp_logent;
-_Static_assert(sizeof(hp_logent) * 2 == sizeof(hp_rec), "a long entry is two entries");
-
-#define HP_CHUNK_ENTS 4095   /* a chunk is 64 KiB */
+#define HP_LOG_BASE 0x0000fffffffffff0ull
+#define HP_CHUNK_WORDS 8190   /* a chunk is 64 KiB */
+#define HP_LONG_WORDS 6
 
 typedef struct hp_chunk {
     struct hp_chunk *_Atomic next;
-    _Atomic uint32_t count;     /* entries published */
+    _Atomic uint32_t count;     /* words published */
     uint32_t period0;           /* the period when the chunk was started */
-    hp_logent ents[HP_CHUNK_ENTS];
+    uint64_t w[HP_CHUNK_WORDS];
 } hp_chunk;
 _Static_assert(sizeof(hp_chunk) % 64 == 0, "a chunk fills whole cache lines");
+_Static_assert(sizeof(hp_rec) == 4 * sizeof(uint64_t), "a long entry's record is four words");
 
-/* The record of the entry at `e` (which is not HP_LOG_PAD) into *r;
- * returns how many entries it took (1, or 3 for a long one). */
-static inline unsigned hp_log_decode(const hp_logent *e, uint32_t period0, hp_rec *r)
+/* What a "same" entry repeats (Note [Runs of the same]). */
+typedef struct hp_same {
+    uint32_t ccs, sizes;
+    uint8_t kind, how;
+    uint8_t valid;
+} hp_same;
+
+static inline uint32_t hp_log_sizes(const hp_rec *r)
 {
-    unsigned how = (unsigned)(e->a & 15);
-    if (how == HP_LOG_LONG) {
-        __builtin_memcpy(r, e + 1, sizeof *r);
-        return 3;
-    }
-    r->base = (uintptr_t)(e->a & 0x0000fffffffffff0ull);
-    r->ccs = e->ccs;
-    r->granted = (e->sizes >> 16) * 16;
-    r->req = r->granted - (e->sizes & 0xffff);
-    r->birth = period0 + (uint32_t)(e->a >> 56);
-    r->word = 0;
-    r->kind = (uint8_t)(e->a >> 48);
+    return (r->granted >> 4) << 16 | (r->granted - r->req);
+}
+
+/* (kind and how read apart, `how` through a volatile access, so that the
+ * compiler does not merge them: one 16-bit load of the two bytes the
+ * allocation path has just stored one by one cannot be forwarded from
+ * those stores and waits for both, 5% of trees.c 18 under cc.) */
+static inline int hp_same_as(const hp_same *p, const hp_rec *r)
+{
+    return p->valid && p->ccs == r->ccs && p->sizes == hp_log_sizes(r) &&
+           p->kind == r->kind && p->how == *(const volatile uint8_t *)&r->how;
+}
+
+static inline void hp_same_set(hp_same *p, uint32_t ccs, uint32_t sizes, unsigned kind,
+                               unsigned how)
+{
+    p->ccs = ccs;
+    p->sizes = sizes;
+    p->kind = (uint8_t)kind;
+    p->how = (uint8_t)how;
+    p->valid = 1;
+}
+
+/* The fields of a short or same entry's record that are not in its first
+ * word. */
+static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigned kind,
+                                unsigned how)
+{
+    r->ccs = ccs;
+    r->granted = (sizes >> 16) * 16;
+    r->req = r->granted - (sizes & 0xffff);
+    r->kind = (uint8_t)kind;
     r->how = (uint8_t)how;
+}
+
+/* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
+ * the state of the chunk's entries before it; returns the words it took. */
+static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_same *st,
+                                     hp_rec *r)
+{
+    uint64_t a = w[0];
+    unsigned how = (unsigned)(a & 15);
+    if (how == HP_LOG_LONG) {
+        __builtin_memcpy(r, w + 2, sizeof *r);
+        st->valid = 0;
+        return HP_LONG_WORDS;
+    }
+    r->base = (uintptr_t)(a & HP_LOG_BASE);
+    r->birth = period0 + (uint32_t)(a >> 56);
+    r->word = 0;
     r->age = 0;
     r->flags = 0;
-    return 1;
+    if (how == HP_LOG_SAME) {
+        hp_fill_from(r, st->ccs, st->sizes, st->kind, st->how);
+        return 1;
+    }
+    uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
+    unsigned kind = (unsigned)(a >> 48) & 255;
+    hp_fill_from(r, ccs, sizes, kind, how);
+    hp_same_set(st, ccs, sizes, kind, how);
+    return 2;
 }
 
 /* Note [The compact table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
- * In modes cc, module and kind, without rset= or sample=, nothing reads a
- * record's birth or mode word (Note [The mode word]): the table then holds
- * each record in one 16-byte entry (hp_logent) instead of a 32-byte hp_rec,
- * halving what the table costs per live object (hp_store_.compact):
- *   a:     the base (bits 4-47), HP_HOW_* (bits 0-3), the kind (bits
- *          48-55), the age (bits 56-58), the flags (bits 59-63);
- *   ccs, sizes: as in the log (Note [The log's entries]).
- * Only records of less than 64 KiB are short, so that an in-place resize,
- * which keeps the granted bytes, never makes a short record long (its slop
- * stays below 64 KiB). Any other record is written whole after an entry of
- * how HP_LOG_LONG, as in the logs. A record's index is then the position
- * of its first entry: indexes still grow in the order records were
- * appended, which is all the frees' bookkeeping asks of them. Readers go
- * through hp_shadow_foreach, hp_shadow_peek and the sweep;
- * hp_shadow_table, which hands out hp_rec[], is for the other modes. */
+ * In modes cc, module and kind, without rset=, nothing reads a record's
+ * birth or mode word (Note [The mode word]): the table then holds each
+ * record in the log's forms (Note [The log's entries]) instead of a
+ * 32-byte hp_rec (hp_store_.compact), with the age (bits 56-58) and the
+ * flags (bits 59-63) where the log keeps the birth: 16 bytes a record, 8
+ * for one that repeats the stack, sizes and kind of the record before it
+ * (Note [Runs of the same]). Only records of less than 64 KiB are short,
+ * so that an in-place resize, which keeps the granted bytes, never makes a
+ * short record long (its slop stays below 64 KiB); sample='s records,
+ * which carry a weight, are long. A record's index is the position of its
+ * first word: indexes still grow in the order records were appended,
+ * which is all the frees' bookkeeping asks of them. Readers go through
+ * hp_shadow_foreach, hp_shadow_peek and the sweep; hp_shadow_table, which
+ * hands out hp_rec[], is for the other modes. */
 static inline int hp_tab_fits(const hp_rec *r)
 {
     return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
            r->granted < ((uint32_t)1 << 16) && r->req <= r->granted && r->word == 0 &&
-           r->how < HP_LOG_PAD && r->age < 8 && r->flags < 32;
+           r->how < HP_LOG_SAME && r->age < 8 && r->flags < 32;
 }
 
-/* Write record *r at `e`; returns the entries written (1, or 3). */
-static inline unsigned hp_tab_put(hp_logent *e, const hp_rec *r)
+/* Write record *r at `w`, `st` the state of the records before it;
+ * returns the words written (1, 2, or HP_LONG_WORDS). */
+static inline unsigned hp_tab_put(uint64_t *w, const hp_rec *r, hp_same *st)
 {
     if (__builtin_expect(hp_tab_fits(r), 1)) {
-        e->a = (uint64_t)r->base | r->how | (uint64_t)r->kind << 48 |
-               (uint64_t)r->age << 56 | (uint64_t)r->flags << 59;
-        e->ccs = r->ccs;
-        e->sizes = (r->granted >> 4) << 16 | (r->granted - r->req);
-        return 1;
+        uint64_t a = (uint64_t)r->base | (uint64_t)r->age << 56 | (uint64_t)r->flags << 59;
+        if (hp_same_as(st, r)) {
+            w[0] = a | HP_LOG_SAME;
+            return 1;
+        }
+        uint32_t sizes = hp_log_sizes(r);
+        w[0] = a | r->how | (uint64_t)r->kind << 48;
+        w[1] = r->ccs | (uint64_t)sizes << 32;
+        hp_same_set(st, r->ccs, sizes, r->kind, r->how);
+        return 2;
     }
-    e[0] = (hp_logent){HP_LOG_LONG, 0, 0};
-    __builtin_memcpy(&e[1], r, sizeof *r);
-    return 3;
+    w[0] = HP_LOG_LONG;
+    w[1] = 0;
+    __builtin_memcpy(&w[2], r, sizeof *r);
+    st->valid = 0;
+    return HP_LONG_WORDS;
 }
 
-/* The record at `e` into *r (birth and word 0 in a short entry); returns
- * the entries it takes. */
-static inline unsigned hp_tab_get(const hp_logent *e, hp_rec *r)
+/* The record at `w` into *r (birth and word 0 unless long), `st` the state
+ * of the records before it; returns the words it takes. */
+static inline unsigned hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
 {
-    unsigned how = (unsigned)(e->a & 15);
+    uint64_t a = w[0];
+    unsigned how = (unsigned)(a & 15);
     if (how == HP_LOG_LONG) {
-        __builtin_memcpy(r, e + 1, sizeof *r);
-        return 3;
+        __builtin_memcpy(r, w + 2, sizeof *r);
+        st->valid = 0;
+        return HP_LONG_WORDS;
     }
-    r->base = (uintptr_t)(e->a & 0x0000fffffffffff0ull);
-    r->ccs = e->ccs;
-    r->granted = (e->sizes >> 16) * 16;
-    r->req = r->granted - (e->sizes & 0xffff);
+    r->base = (uintptr_t)(a & HP_LOG_BASE);
     r->birth = 0;
     r->word = 0;
-    r->kind = (uint8_t)(e->a >> 48);
-    r->how = (uint8_t)how;
-    r->age = (uint8_t)((e->a >> 56) & 7);
-    r->flags = (uint8_t)(e->a >> 59);
-    return 1;
+    r->age = (uint8_t)((a >> 56) & 7);
+    r->flags = (uint8_t)(a >> 59);
+    if (how == HP_LOG_SAME) {
+        hp_fill_from(r, st->ccs, st->sizes, st->kind, st->how);
+        return 1;
+    }
+    uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
+    unsigned kind = (unsigned)(a >> 48) & 255;
+    hp_fill_from(r, ccs, sizes, kind, how);
+    hp_same_set(st, ccs, sizes, kind, how);
+    return 2;
 }
 
 /* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->
@@ -149,8 +223,10 @@ struct hp_tlog {
     _Alignas(64) hp_tlog *next_all;   /* registry: immutable once published */
     _Atomic int state;
     hp_chunk *tail;             /* producer */
+    hp_same wrote;              /* producer: what a "same" entry would repeat */
     hp_chunk *head;             /* consumer */
-    uint32_t consumed;          /* consumer: entries of head already drained */
+    uint32_t consumed;          /* consumer: words of head already drained */
+    hp_same read;               /* consumer: the state at `consumed` */
 };
 _Static_assert(sizeof(hp_tlog) % 64 == 0, "a log fills whole cache lines");
 
@@ -166,9 +242,10 @@ typedef struct hp_freed {       /* frees and resizes since the last sweep */
 typedef struct hp_store {
     hp_arena meta_arena;                    /* hp_tlog and hp_chunk: pool_lock */
     _Atomic(hp_tlog *) registry;
-    hp_vec table;                           /* hp_rec[], or hp_logent[] if compact */
-    size_t table_len;                       /* records, or entries if compact */
+    hp_vec table;                           /* hp_rec[], or words if compact */
+    size_t table_len;                       /* records, or words if compact */
     size_t table_recs;                      /* records (compact) */
+    hp_same table_last;                     /* compact: the last record's state */
     int compact;                            /* Note [The compact table] */
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;
@@ -224,16 +301,17 @@ static inline int hp_shadow_freed_maybe(uintptr_t base)
  * every noted free). */
 typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);
 void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
-/* The table with room for `need` records, or entries if compact (its base
+/* The table with room for `need` records, or words if compact (its base
  * never moves), or NULL when out of memory. */
 void *hp_shadow_room(size_t need);
-/* The size of the table's unit: a record, or an entry if compact. */
+/* The size of the table's unit: a record, or a word if compact. */
 static inline size_t hp_shadow_unit(void)
 {
-    return hp_store_.compact ? sizeof(hp_logent) : sizeof(hp_rec);
+    return hp_store_.compact ? sizeof(uint64_t) : sizeof(hp_rec);
 }
-/* The sweep is over: the table holds `new_len` records (entries, holding
- * `nrecs` records, if compact); frees are forgotten. */
-void hp_shadow_sweep_done(size_t new_len, size_t nrecs);
+/* The sweep is over: the table holds `new_len` records (words, holding
+ * `nrecs` records, the last of them `last`, if compact); frees are
+ * forgotten. */
+void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last);
 
 #endif

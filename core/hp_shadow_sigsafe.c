@@ -22,6 +22,10 @@
 
 static hp_rec *table_recs(void) { return (hp_rec *)table.base; }
 
+/* A compact table's last record, for the next one appended (Note [Runs of
+ * the same]); the sweep sets it when it rewrites the table. */
+#define table_last hp_store_.table_last
+
 /* Objects not recorded for want of memory (a log chunk, room in the table):
  * the profile undercounts them, and says so at exit. */
 static _Atomic uint64_t lost_objects, lost_bytes;
@@ -58,9 +62,9 @@ void *hp_shadow_room(size_t need)
 static int table_push_many(const hp_rec *r, size_t n)
 {
     if (hp_store_.compact) {
-        hp_logent *t = hp_shadow_room(table_len + 3 * n);
+        uint64_t *t = hp_shadow_room(table_len + HP_LONG_WORDS * n);
         if (!t) return -1;
-        for (size_t i = 0; i < n; i++) table_len += hp_tab_put(t + table_len, &r[i]);
+        for (size_t i = 0; i < n; i++) table_len += hp_tab_put(t + table_len, &r[i], &table_last);
         hp_store_.table_recs += n;
         return 0;
     }
@@ -71,20 +75,21 @@ static int table_push_many(const hp_rec *r, size_t n)
     return 0;
 }
 
-/* The records of entries [from, to) of chunk `c`, decoded into a buffer
- * (Note [The log's entries]) and given to `fn` a buffer at a time. */
+/* The records of words [from, to) of chunk `c`, decoded into a buffer
+ * (Note [The log's entries]; `st` the state at `from`, left at `to`) and
+ * given to `fn` a buffer at a time. */
 #define DECODED 64   /* 2 KiB of stack */
-static void take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_span_fn fn,
-                         void *ctx)
+static void take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_same *st,
+                         hp_span_fn fn, void *ctx)
 {
     hp_rec buf[DECODED];
     size_t k = 0;
     for (uint32_t i = from; i < to;) {
-        if ((c->ents[i].a & 15) == HP_LOG_PAD) {
+        if ((c->w[i] & 15) == HP_LOG_PAD) {
             i++;
             continue;
         }
-        i += hp_log_decode(&c->ents[i], c->period0, &buf[k]);
+        i += hp_log_decode(&c->w[i], c->period0, st, &buf[k]);
         if (++k == DECODED) {
             fn(buf, k, ctx);
             k = 0;
@@ -103,13 +108,14 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        if (n > log->consumed) take_entries(c, log->consumed, n, fn, ctx);
+        if (n > log->consumed) take_entries(c, log->consumed, n, &log->read, fn, ctx);
         log->consumed = n;
         hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
-        if (n == HP_CHUNK_ENTS && next) {
+        if (n == HP_CHUNK_WORDS && next) {
             hp_shadow_chunk_put(c);
             c = next;
             log->consumed = 0;
+            log->read.valid = 0;
             continue;
         }
         break;
@@ -141,7 +147,7 @@ static void copy_span(hp_rec *recs, size_t n, void *arg)
     }
     for (size_t i = 0; i < n; i++) {
         if (hp_store_.compact) {   /* (visited first: what the visit sets is kept) */
-            if (hp_shadow_room(table_len + 3)) {
+            if (hp_shadow_room(table_len + HP_LONG_WORDS)) {
                 d->visit(&recs[i], HP_EV_NEW, d->ctx);
                 (void)table_push_many(&recs[i], 1);
             } else {
@@ -200,12 +206,13 @@ hp_rec *hp_shadow_table(size_t *len)
 /* Visit a compact table's records (copies), those not freed if `unfreed`. */
 static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
 {
-    const hp_logent *t = (const hp_logent *)table.base;
+    const uint64_t *t = (const uint64_t *)table.base;
     size_t len = table_len;
+    hp_same st = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < len;) {
         hp_rec r;
         size_t at = i;
-        i += hp_tab_get(&t[i], &r);
+        i += hp_tab_get(&t[i], &r, &st);
         if (!unfreed || !was_freed(&r, at)) visit(&r, HP_EV_SURVIVED, ctx);
     }
 }
@@ -233,27 +240,30 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         int st = atomic_load_explicit(&l->state, memory_order_acquire);
         if (st == LOG_FREE || st == LOG_CLAIMED) continue;
         uint32_t from = l->consumed;
+        hp_same prev = l->read;
         for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-            for (uint32_t i = from; i < n && i < HP_CHUNK_ENTS;) {
-                unsigned how = (unsigned)(c->ents[i].a & 15);
+            for (uint32_t i = from; i < n && i < HP_CHUNK_WORDS;) {
+                unsigned how = (unsigned)(c->w[i] & 15);
                 if (how == HP_LOG_PAD) {
                     i++;
                     continue;
                 }
-                if (how == HP_LOG_LONG && i + 3 > n) break;   /* (a view in flux) */
+                unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
+                if (i + need > n || i + need > HP_CHUNK_WORDS) break;   /* (a view in flux) */
                 hp_rec r;
-                i += hp_log_decode(&c->ents[i], c->period0, &r);
+                i += hp_log_decode(&c->w[i], c->period0, &prev, &r);
                 visit(&r, HP_EV_NEW, ctx);
             }
             from = 0;
+            prev.valid = 0;
         }
     }
 }
 
 size_t hp_shadow_records(void) { return hp_store_.compact ? hp_store_.table_recs : table_len; }
 
-size_t hp_shadow_record_bytes(void) { return hp_shadow_unit(); }
+size_t hp_shadow_record_bytes(void) { return hp_store_.compact ? 16 : sizeof(hp_rec); }
 
 size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
 size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }

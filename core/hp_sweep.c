@@ -35,8 +35,9 @@ struct sweep_run {
     /* A compact table (Note [The compact table]): survivors are written
      * back as entries; the table pass reads entries up to `rd` ahead. */
     int compact;
-    hp_logent *ctable;
+    uint64_t *ctable;
     size_t rd, len, kept;
+    hp_same in_prev, out_prev;   /* Note [Runs of the same]: read, written */
     size_t shift;         /* entries moved up so far: rd - shift is an index */
     size_t next_idx;      /* index of the next record from the logs */
     judge_fn judge_range, judge_logs;   /* the table's loop; the logs' */
@@ -63,12 +64,12 @@ static hp_rec *moving;
  * Note [The compact table]): those entries are moved up first. Returns the
  * entries written. */
 __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t out,
-                                                         const hp_rec *r)
+                                                         const uint64_t *e, size_t len,
+                                                         const hp_same *next)
 {
-    size_t len = hp_tab_fits(r) ? 1 : 3;
     if (out + len > s->rd && s->rd < s->len) {
         size_t need = out + len - s->rd;
-        hp_logent *t = hp_shadow_room(s->len + need);
+        uint64_t *t = hp_shadow_room(s->len + need);
         if (!t) return 0;   /* (cannot happen in practice; the record is not kept) */
         __builtin_memmove(t + s->rd + need, t + s->rd, (s->len - s->rd) * sizeof *t);
         s->ctable = t;
@@ -76,8 +77,10 @@ __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t ou
         s->len += need;
         s->shift += need;
     }
+    __builtin_memcpy(&s->ctable[out], e, len * sizeof *e);
+    s->out_prev = *next;
     s->kept++;
-    return hp_tab_put(&s->ctable[out], r);
+    return len;
 }
 
 /* A compact table's survivor `r` at entry `out`; returns the entries
@@ -87,14 +90,18 @@ __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t ou
 static inline __attribute__((always_inline)) size_t put_compact(sweep_run *s, size_t out,
                                                                  const hp_rec *r)
 {
-    if (__builtin_expect(out < s->rd && hp_tab_fits(r), 1)) {
+    uint64_t e[HP_LONG_WORDS];
+    hp_same next = s->out_prev;
+    size_t len = hp_tab_put(e, r, &next);
+    if (__builtin_expect(len <= 2 && out + len <= s->rd, 1)) {
+        uint64_t *dst = &s->ctable[out];
+        if (dst[0] != e[0]) dst[0] = e[0];
+        if (len == 2 && dst[1] != e[1]) dst[1] = e[1];
+        s->out_prev = next;
         s->kept++;
-        hp_logent e, *dst = &s->ctable[out];
-        (void)hp_tab_put(&e, r);
-        if (dst->a != e.a || dst->ccs != e.ccs || dst->sizes != e.sizes) *dst = e;
-        return 1;
+        return len;
     }
-    return put_compact_slow(s, out, r);
+    return put_compact_slow(s, out, e, len, &next);
 }
 
 static inline __attribute__((always_inline)) void
@@ -120,7 +127,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             at = s->rd;
             i = at - s->shift;      /* (its index when the frees were noted) */
             __builtin_prefetch(&s->ctable[at + 32]);
-            took = hp_tab_get(&s->ctable[at], &one);
+            took = hp_tab_get(&s->ctable[at], &one, &s->in_prev);
             s->rd += took;
             r = &one;
         } else {
@@ -166,16 +173,19 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
-        if (form == FORM_TABLE && !observed && !frees && took == 1 && out == at) {
-            /* A short record that stays where it was, changed at most in
-             * its age and flags (no free or resize was noted): its first
-             * word rewritten if they changed. */
-            hp_logent *e = &s->ctable[at];
-            uint64_t a = (e->a & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
+        if (form == FORM_TABLE && !observed && !frees && out == at &&
+            (took == 2 || (took == 1 && hp_same_as(&s->out_prev, r)))) {
+            /* A short record (or one repeating the record written before
+             * it) that stays where it was, changed at most in its age and
+             * flags (no free or resize was noted): its first word
+             * rewritten if they changed. */
+            uint64_t *w = &s->ctable[at];
+            uint64_t a = (w[0] & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
                          (uint64_t)r->flags << 59;
-            if (a != e->a) e->a = a;
+            if (a != w[0]) w[0] = a;
+            if (took == 2) s->out_prev = s->in_prev;   /* (what the short one set) */
             s->kept++;
-            out++;
+            out += took;
             continue;
         }
         if (form != FORM_RECS) {
@@ -241,7 +251,7 @@ static void judge_span(hp_rec *recs, size_t n, void *arg)
     sweep_run *s = arg;
     size_t idx0 = s->next_idx;
     s->next_idx += n;
-    void *table = hp_shadow_room(s->out + (s->compact ? 3 * n : n));
+    void *table = hp_shadow_room(s->out + (s->compact ? HP_LONG_WORDS * n : n));
     if (!table) {   /* out of memory: these records are lost (said at exit) */
         hp_shadow_lost_recs(recs, n);
         return;
@@ -281,7 +291,7 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
     }
     s.next_idx = len;
     if (spec->logs) hp_shadow_take_pending(judge_span, &s);
-    hp_shadow_sweep_done(s.out, s.kept);
+    hp_shadow_sweep_done(s.out, s.kept, &s.out_prev);
     return s.res;
 }
 

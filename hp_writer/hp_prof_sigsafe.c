@@ -338,7 +338,9 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_str(b, ")\n");
     line("shadow table", b);
     hp_buf_u64(b, s->record_bytes);
-    hp_buf_str(b, " bytes a record; at the peak ");
+    hp_buf_str(b, " bytes a record");
+    if (s->record_runs) hp_buf_str(b, " (8 where it repeats the stack, sizes and kind of the one before)");
+    hp_buf_str(b, "; at the peak ");
     hp_buf_u64(b, s->shadow_bytes);
     hp_buf_str(b, " bytes for ");
     hp_buf_u64(b, s->peak_objects);

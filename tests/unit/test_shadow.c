@@ -13,7 +13,7 @@
 #include "core/hp_shadow.h"
 #include "core/hp_shadow_internal.h"
 
-#define CHUNK_RECS HP_CHUNK_ENTS   /* short entries per log chunk */
+#define CHUNK_RECS (HP_CHUNK_WORDS / 2)   /* short entries per log chunk */
 
 /* Built twice: unit_shadow_compact (HP_TEST_COMPACT) runs every test on
  * the compact table (Note [The compact table]), which keeps no birth. */
@@ -165,7 +165,7 @@ Test(shadow, many_chunks, .init = setup)
     cr_assert_geq(hp_shadow_bytes(), (10 * CHUNK_RECS + 3) * hp_shadow_record_bytes());
     cr_assert_eq(hp_shadow_record_bytes(), COMPACT ? 16 : sizeof(hp_rec));
     /* The logs were drained, but a live thread keeps its current chunk. */
-    cr_assert_geq(hp_shadow_log_bytes(), sizeof(hp_logent) * CHUNK_RECS);
+    cr_assert_geq(hp_shadow_log_bytes(), sizeof(uint64_t) * HP_CHUNK_WORDS);
 }
 
 /* foreach visitor: records must be thread 0's, indexes 0, 1, 2, ... */
@@ -875,6 +875,7 @@ ParameterizedTest(int *try, shadow, concurrent_log_creation, .init = setup, .tim
 typedef struct {
     size_t spans, taken, kept;   /* kept: records, or entries if COMPACT */
     size_t recs;                 /* records kept */
+    hp_same same;                /* (compact) the last kept record's state */
     size_t next[2];    /* next index expected per thread */
     int order_ok;
 } taker;
@@ -885,7 +886,7 @@ static void take_evens(hp_rec *recs, size_t n, void *ctx)
     k->spans++;
     void *room = hp_shadow_room(k->kept + 3 * n);
     hp_rec *table = room;
-    hp_logent *ents = room;
+    uint64_t *ents = room;
     cr_assert_not_null(room);
     for (size_t i = 0; i < n; i++) {
         unsigned t = (unsigned)(recs[i].base >> 32) - 1;
@@ -895,7 +896,7 @@ static void take_evens(hp_rec *recs, size_t n, void *ctx)
         k->taken++;
         if (idx % 2 != 0) continue;
         k->recs++;
-        if (COMPACT) k->kept += hp_tab_put(&ents[k->kept], &recs[i]);
+        if (COMPACT) k->kept += hp_tab_put(&ents[k->kept], &recs[i], &k->same);
         else table[k->kept++] = recs[i];
     }
 }
@@ -922,7 +923,7 @@ Test(shadow, take_pending_hands_each_record_once, .init = setup)
     cr_assert(k.order_ok);
     cr_assert_eq(k.taken, 3 * CHUNK_RECS + 5 + 7);
     cr_assert_geq(k.spans, 5);
-    hp_shadow_sweep_done(k.kept, k.recs);
+    hp_shadow_sweep_done(k.kept, k.recs, &k.same);
     cr_assert_eq(hp_shadow_records(), (3 * CHUNK_RECS + 5 + 1) / 2 + 4);
     /* Taken means drained: nothing is handed twice, and a drain adds nothing. */
     taker again = {0};
@@ -937,10 +938,11 @@ Test(shadow, take_pending_hands_each_record_once, .init = setup)
     more.next[0] = 3 * CHUNK_RECS + 5;
     more.kept = k.kept;   /* (entries are records here: every record is short) */
     more.recs = hp_shadow_records();
+    more.same = k.same;
     hp_shadow_take_pending(take_evens, &more);
     cr_assert(more.order_ok);
     cr_assert_eq(more.taken, 4);
-    hp_shadow_sweep_done(more.kept, more.recs);
+    hp_shadow_sweep_done(more.kept, more.recs, &more.same);
     static base_list l;
     hp_shadow_foreach(list_base, &l);
     size_t len = l.n;
@@ -992,4 +994,99 @@ Test(shadow, resize_past_a_short_entry, .init = setup)
         if (i == 199) want.granted = 64, want.req = 60;
         cr_assert(memcmp(&got.recs[i], &want, sizeof want) == 0, "record %u", i);
     }
+}
+
+/* Note [Runs of the same]: record i of a run-heavy stream. Runs of 1 to 7
+ * records share stack, sizes, kind and how; a long record now and then
+ * breaks a run (what follows it must be written short again). */
+static hp_rec run_rec(unsigned i)
+{
+    hp_rec r;
+    memset(&r, 0, sizeof r);
+    r.base = base_of(0, i);
+    unsigned run = i / 5 + (i % 11 == 0);   /* uneven runs */
+    r.ccs = 100 + run % 3;
+    r.granted = 16 * (run % 4 + 1);
+    r.req = r.granted - run % 5;
+    r.kind = (uint8_t)(run % 2);
+    r.how = (uint8_t)(run % 3);
+    r.birth = 40 + i / 3000;
+    if (i % 97 == 0) r.granted = (uint32_t)2 << 20, r.req = r.granted;   /* long */
+    return r;
+}
+
+typedef struct { unsigned next, bad; unsigned (*expect_index)(unsigned); } run_check;
+
+#define RUN_TOTAL (4 * CHUNK_RECS + 77)
+static unsigned identity(unsigned i) { return i; }
+static unsigned evens(unsigned i) { return 2 * i; }
+/* The evens that survived, then RUN_TOTAL, RUN_TOTAL + 1, ... */
+static unsigned evens_then_more(unsigned i)
+{
+    unsigned kept = (RUN_TOTAL + 1) / 2;
+    return i < kept ? 2 * i : RUN_TOTAL + (i - kept);
+}
+
+/* A record as it should come back: from a log as it went in; from the
+ * table (HP_EV_SURVIVED) aged, and without its birth if compact. */
+static void check_run(hp_rec *r, hp_event ev, void *ctx)
+{
+    run_check *c = ctx;
+    hp_rec want = run_rec(c->expect_index(c->next));
+    if (ev == HP_EV_SURVIVED) {
+        if (COMPACT && hp_tab_fits(&want)) want.birth = 0;
+        want.age = r->age;
+    }
+    if (memcmp(r, &want, sizeof want) != 0) c->bad++;
+    c->next++;
+}
+
+Test(shadow, runs_of_the_same, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    const unsigned total = RUN_TOTAL;
+    unsigned at = 0, cuts[] = {3, 1000, CHUNK_RECS + 1, 2 * CHUNK_RECS + 9, total};
+    run_check c = {0, 0, identity};
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {   /* drains mid-run */
+        for (; at < cuts[k]; at++) {
+            hp_rec r = run_rec(at);
+            cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        }
+        /* What a signal would see before the drain: the table, then the log
+         * from where the last drain stopped. */
+        run_check p = {0, 0, identity};
+        hp_shadow_peek(check_run, &p);
+        cr_assert_eq(p.next, at);
+        cr_assert_eq(p.bad, 0, "peek: %u records changed", p.bad);
+        hp_shadow_drain(check_run, &c);
+        cr_assert_eq(c.next, at);
+        cr_assert_eq(c.bad, 0, "%u records changed in the log", c.bad);
+    }
+    /* Runs are one word an entry: the stream took fewer chunks than short
+     * entries would have. */
+    cr_assert_lt(hp_shadow_log_bytes(), sizeof(uint64_t) * HP_CHUNK_WORDS * (total / CHUNK_RECS));
+    run_check t = {0, 0, identity};
+    hp_shadow_foreach(check_run, &t);
+    cr_assert_eq(t.next, total);
+    cr_assert_eq(t.bad, 0, "%u records changed in the table", t.bad);
+    /* Every odd record dies: each survivor's entry is rewritten against the
+     * one now before it. */
+    hp_shadow_sweep(live_even, NULL, NULL);
+    run_check e = {0, 0, evens};
+    hp_shadow_foreach(check_run, &e);
+    cr_assert_eq(e.next, (total + 1) / 2);
+    cr_assert_eq(e.bad, 0, "%u records changed by the sweep", e.bad);
+    cr_assert_eq(hp_shadow_records(), (total + 1) / 2);
+    /* Records drained after the sweep follow its last one (which they may
+     * repeat), and a sweep that keeps everything in place changes nothing. */
+    for (unsigned i = total; i < total + 60; i++) {
+        hp_rec r = run_rec(i);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_sweep(live_all, NULL, NULL);
+    run_check more = {0, 0, evens_then_more};
+    hp_shadow_foreach(check_run, &more);
+    cr_assert_eq(more.next, (total + 1) / 2 + 60);
+    cr_assert_eq(more.bad, 0, "%u records changed", more.bad);
 }
