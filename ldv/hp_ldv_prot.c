@@ -233,6 +233,25 @@ static int settled_on;            /* this pass is not the first of its period */
 static inline int bit_at(const uint64_t *b, size_t i) { return (int)((b[i >> 6] >> (i & 63)) & 1); }
 static inline void set_bit(uint64_t *b, size_t i) { b[i >> 6] |= 1ull << (i & 63); }
 
+/* The runs and their first entries are committed as runs are found (a run
+ * per index entry, the bound, committed 49 of the 144 MB trees.c 18 held
+ * under ldv, untouched: there were some thousand runs). runs_cap runs fit;
+ * runs_short: one did not (out of memory: the pass is given up). */
+static size_t runs_cap;
+static int runs_short;
+
+__attribute__((noinline)) static void runs_grow(size_t need)
+{
+    size_t cap = runs_cap ? runs_cap : 1024;
+    while (cap < need) cap *= 2;
+    if (hp_vec_ensure(&runs_vec, cap * sizeof(hp_ldv_run)) != 0 ||
+        hp_vec_ensure(&first_vec, (cap + 1) * sizeof(uint32_t)) != 0) {
+        runs_short = 1;
+        return;
+    }
+    runs_cap = cap;
+}
+
 /* Entry i (in base order) joins the last run of pages or starts one. */
 static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
                            const hp_ldv_ent *x, size_t i)
@@ -242,6 +261,10 @@ static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
     if (*nr && lo <= runs[*nr - 1].hi) {
         if (hi > runs[*nr - 1].hi) runs[*nr - 1].hi = hi;
     } else {
+        if (__builtin_expect(*nr >= runs_cap, 0)) {
+            runs_grow(*nr + 1);
+            if (runs_short) return;
+        }
         runs[*nr].lo = lo;
         runs[*nr].hi = hi;
         first[(*nr)++] = (uint32_t)i;
@@ -301,10 +324,12 @@ void hp_ldv_protect(void)
     settled_period = period_now;
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
-    if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
-        hp_vec_ensure(&tmp_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
-        hp_vec_ensure(&runs_vec, (len + 1) * sizeof(hp_ldv_run)) != 0 ||
-        hp_vec_ensure(&first_vec, (len + 2) * sizeof(uint32_t)) != 0) {
+    runs_cap = runs_vec.committed / sizeof(hp_ldv_run);
+    if (first_vec.committed / sizeof(uint32_t) < runs_cap + 1)
+        runs_cap = first_vec.committed / sizeof(uint32_t) ? first_vec.committed / sizeof(uint32_t) - 1
+                                                          : 0;
+    runs_short = 0;
+    if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {
         atomic_store(&hp_ldv.collecting, 0);
         index_valid = 0;
         return;
@@ -332,8 +357,11 @@ void hp_ldv_protect(void)
         const uint64_t *obits = (const uint64_t *)bits_vec[cur].base;
         uint64_t *nbits = (uint64_t *)bits_vec[!cur].base;
         memset(nbits, 0, ((len + 64) / 64) * sizeof(uint64_t));
-        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + len + 1;   /* scratch: 2nd half */
-        if (hp_vec_ensure(&tmp_vec, 2 * (len + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
+        /* The records added since: at most remap_len - indexed_len, in
+         * tmp_vec's second half; sort_ents takes its first as scratch. */
+        size_t most = remap_len - indexed_len + 1;
+        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + most;
+        if (hp_vec_ensure(&tmp_vec, 2 * most * sizeof(hp_ldv_ent)) != 0) goto full;
         size_t nadd = 0;
         for (size_t i = indexed_len; i < remap_len; i++) {
             uint32_t to = remap[i];
@@ -379,6 +407,11 @@ void hp_ldv_protect(void)
         e = dst;
     } else {
     full:
+        if (hp_vec_ensure(&tmp_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {   /* (sort scratch) */
+            atomic_store(&hp_ldv.collecting, 0);
+            index_valid = 0;
+            return;
+        }
         e = (hp_ldv_ent *)ents_vec.base;
         for (size_t i = 0; i < len; i++) {
             if (recs[i].granted == 0) continue;
@@ -395,6 +428,11 @@ void hp_ldv_protect(void)
         cur = 0;
         memset(bits_vec[0].base, 0, ((len + 64) / 64) * sizeof(uint64_t));
         for (size_t i = 0; i < n; i++) add_run(runs, first, &nr, &e[i], i);
+    }
+    if (runs_short || (nr >= runs_cap && (runs_grow(nr + 1), runs_short))) {
+        atomic_store(&hp_ldv.collecting, 0);   /* out of memory: as above */
+        index_valid = 0;
+        return;
     }
     indexed_len = len;
     index_valid = 1;
