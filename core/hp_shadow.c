@@ -93,8 +93,8 @@ hp_tlog *hp_shadow_log_new(void)
     c->period0 = 0;   /* (set by the first entry) */
     log->tail = log->head = c;
     log->consumed = 0;
-    log->wrote.valid = 0;
-    log->read.valid = 0;
+    log->wrote.kh = 0;
+    log->read.kh = 0;
     if (fresh) {
         log->next_all = atomic_load(&registry);
         atomic_store_explicit(&registry, log, memory_order_release);
@@ -149,7 +149,7 @@ static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
     atomic_store_explicit(&c->count, HP_CHUNK_WORDS, memory_order_release);
     atomic_store_explicit(&c->next, nc, memory_order_release);
     log->tail = nc;
-    log->wrote.valid = 0;   /* (a chunk's first entry repeats nothing) */
+    log->wrote.kh = 0;   /* (a chunk's first entry repeats nothing) */
     return nc;
 }
 
@@ -169,7 +169,7 @@ __attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
     c->w[n] = HP_LOG_LONG;
     c->w[n + 1] = 0;
     __builtin_memcpy(&c->w[n + 2], r, sizeof *r);
-    log->wrote.valid = 0;
+    log->wrote.kh = 0;
     atomic_store_explicit(&c->count, n + HP_LONG_WORDS, memory_order_release);
     return 0;
 }
@@ -267,7 +267,7 @@ void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
     table_len = new_len;
     hp_store_.table_recs = nrecs;
     if (last) hp_store_.table_last = *last;
-    else hp_store_.table_last.valid = 0;
+    else hp_store_.table_last.kh = 0;
     if (freed_len) {
         memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
         memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));

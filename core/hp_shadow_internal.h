@@ -67,23 +67,29 @@ _Static_assert(sizeof(hp_rec) == 4 * sizeof(uint64_t), "a long entry's record is
 /* What a "same" entry repeats (Note [Runs of the same]). */
 typedef struct hp_same {
     uint32_t ccs, sizes;
-    uint8_t kind, how;
-    uint8_t valid;
+    uint32_t kh;                /* kind | how << 8 | HP_SAME_VALID; 0: nothing */
 } hp_same;
+#define HP_SAME_VALID 0x10000u
 
 static inline uint32_t hp_log_sizes(const hp_rec *r)
 {
     return (r->granted >> 4) << 16 | (r->granted - r->req);
 }
 
-/* (kind and how read apart, `how` through a volatile access, so that the
- * compiler does not merge them: one 16-bit load of the two bytes the
- * allocation path has just stored one by one cannot be forwarded from
- * those stores and waits for both, 5% of trees.c 18 under cc.) */
+/* kind | how << 8 | HP_SAME_VALID of `r`: kind and how read apart, `how`
+ * through a volatile access, so that the compiler does not merge them (one
+ * 16-bit load of two bytes just stored one by one, as the allocation path
+ * stores them, cannot be forwarded from those stores and waits for both:
+ * 5% of trees.c 18 under cc). hp_same's fields are all 32-bit for the same
+ * reason: it is copied whole, and was written a byte at a time. */
+static inline uint32_t hp_same_kh(const hp_rec *r)
+{
+    return (uint32_t)r->kind | (uint32_t)*(const volatile uint8_t *)&r->how << 8 | HP_SAME_VALID;
+}
+
 static inline int hp_same_as(const hp_same *p, const hp_rec *r)
 {
-    return p->valid && p->ccs == r->ccs && p->sizes == hp_log_sizes(r) &&
-           p->kind == r->kind && p->how == *(const volatile uint8_t *)&r->how;
+    return p->kh == hp_same_kh(r) && p->ccs == r->ccs && p->sizes == hp_log_sizes(r);
 }
 
 static inline void hp_same_set(hp_same *p, uint32_t ccs, uint32_t sizes, unsigned kind,
@@ -91,9 +97,7 @@ static inline void hp_same_set(hp_same *p, uint32_t ccs, uint32_t sizes, unsigne
 {
     p->ccs = ccs;
     p->sizes = sizes;
-    p->kind = (uint8_t)kind;
-    p->how = (uint8_t)how;
-    p->valid = 1;
+    p->kh = kind | how << 8 | HP_SAME_VALID;
 }
 
 /* The fields of a short or same entry's record that are not in its first
@@ -117,7 +121,7 @@ static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_sam
     unsigned how = (unsigned)(a & 15);
     if (how == HP_LOG_LONG) {
         __builtin_memcpy(r, w + 2, sizeof *r);
-        st->valid = 0;
+        st->kh = 0;
         return HP_LONG_WORDS;
     }
     r->base = (uintptr_t)(a & HP_LOG_BASE);
@@ -126,7 +130,7 @@ static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_sam
     r->age = 0;
     r->flags = 0;
     if (how == HP_LOG_SAME) {
-        hp_fill_from(r, st->ccs, st->sizes, st->kind, st->how);
+        hp_fill_from(r, st->ccs, st->sizes, st->kh & 255, (st->kh >> 8) & 255);
         return 1;
     }
     uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
@@ -178,7 +182,7 @@ static inline unsigned hp_tab_put(uint64_t *w, const hp_rec *r, hp_same *st)
     w[0] = HP_LOG_LONG;
     w[1] = 0;
     __builtin_memcpy(&w[2], r, sizeof *r);
-    st->valid = 0;
+    st->kh = 0;
     return HP_LONG_WORDS;
 }
 
@@ -190,7 +194,7 @@ static inline unsigned hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
     unsigned how = (unsigned)(a & 15);
     if (how == HP_LOG_LONG) {
         __builtin_memcpy(r, w + 2, sizeof *r);
-        st->valid = 0;
+        st->kh = 0;
         return HP_LONG_WORDS;
     }
     r->base = (uintptr_t)(a & HP_LOG_BASE);
@@ -199,7 +203,7 @@ static inline unsigned hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
     r->age = (uint8_t)((a >> 56) & 7);
     r->flags = (uint8_t)(a >> 59);
     if (how == HP_LOG_SAME) {
-        hp_fill_from(r, st->ccs, st->sizes, st->kind, st->how);
+        hp_fill_from(r, st->ccs, st->sizes, st->kh & 255, (st->kh >> 8) & 255);
         return 1;
     }
     uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);

@@ -115,7 +115,7 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
             hp_shadow_chunk_put(c);
             c = next;
             log->consumed = 0;
-            log->read.valid = 0;
+            log->read.kh = 0;
             continue;
         }
         break;
@@ -208,7 +208,7 @@ static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
 {
     const uint64_t *t = (const uint64_t *)table.base;
     size_t len = table_len;
-    hp_same st = {0, 0, 0, 0, 0};
+    hp_same st = {0, 0, 0};
     for (size_t i = 0; i < len;) {
         hp_rec r;
         size_t at = i;
@@ -256,7 +256,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
                 visit(&r, HP_EV_NEW, ctx);
             }
             from = 0;
-            prev.valid = 0;
+            prev.kh = 0;
         }
     }
 }

@@ -145,7 +145,9 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             requested += hp_rec_req(r);
             if (bds) hp_report_kind(&bds[r->ccs], r, hp_kind_category(r));
         }
-        int freed = frees && hp_shadow_freed_at(r, i);
+        /* (noted: a free or resize may have been noted for its base) */
+        int noted = frees && hp_shadow_freed_maybe(r->base);
+        int freed = noted && hp_shadow_freed_at(r, i);
         if (freed || (judge && !(marks ? is_live(blocks, r->base)
                                        : sp->live(r->base, sp->live_ctx)))) {
             if (bds) hp_report_death(&bds[r->ccs], r);
@@ -173,11 +175,11 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
-        if (form == FORM_TABLE && !observed && !frees && out == at &&
+        if (form == FORM_TABLE && !observed && !noted && out == at &&
             (took == 2 || (took == 1 && hp_same_as(&s->out_prev, r)))) {
             /* A short record (or one repeating the record written before
              * it) that stays where it was, changed at most in its age and
-             * flags (no free or resize was noted): its first word
+             * flags (no free or resize was noted for it): its first word
              * rewritten if they changed. */
             uint64_t *w = &s->ctable[at];
             uint64_t a = (w[0] & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
