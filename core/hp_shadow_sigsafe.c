@@ -210,6 +210,9 @@ static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
     size_t len = table_len;
     hp_same st = {0, 0, 0};
     for (size_t i = 0; i < len;) {
+        unsigned how = (unsigned)(t[i] & 15);
+        unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
+        if (i + need > len) break;   /* (peek: a table a sweep is rewriting) */
         hp_rec r;
         size_t at = i;
         i += hp_tab_get(&t[i], &r, &st);

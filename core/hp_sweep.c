@@ -1,7 +1,10 @@
 /* hp_sweep: the store's one sweep (see hp_sweep.h).
  *
  * One loop body (judge_range), specialised by the compiler on the flags it
- * is given: the common collections (judged by the collector's marks, no
+ * is given and on where its records come from and go (FORM_*: a table of
+ * hp_rec; a log's records into a compact table; a compact table into
+ * itself, decoded and written back a record at a time behind the
+ * reading). The common collections (judged by the collector's marks, no
  * census filter, by stack) run loops whose tests are constants, with or
  * without a census, the report's breakdowns and an observer; anything else
  * (a census without a collection, filters or labels, a caller's own
@@ -31,14 +34,14 @@ struct sweep_run {
     hp_sweep_result res;
     hp_ccs_stats *stats;
     hp_rec *table;        /* where survivors go */
-    size_t out;           /* survivors so far (entries, if compact) */
+    size_t out;           /* survivors so far (words, if compact) */
     /* A compact table (Note [The compact table]): survivors are written
-     * back as entries; the table pass reads entries up to `rd` ahead. */
+     * back as words; the table pass has read the words before `rd`. */
     int compact;
     uint64_t *ctable;
     size_t rd, len, kept;
     hp_same in_prev, out_prev;   /* Note [Runs of the same]: read, written */
-    size_t shift;         /* entries moved up so far: rd - shift is an index */
+    size_t shift;         /* words moved up so far: rd - shift is an index */
     size_t next_idx;      /* index of the next record from the logs */
     judge_fn judge_range, judge_logs;   /* the table's loop; the logs' */
     int frees;
@@ -64,13 +67,16 @@ static hp_rec *moving;
  * Note [The compact table]): those entries are moved up first. Returns the
  * entries written. */
 __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t out,
-                                                         const uint64_t *e, size_t len,
-                                                         const hp_same *next)
+                                                         const hp_rec *r, const uint64_t *e,
+                                                         size_t len, const hp_same *next)
 {
     if (out + len > s->rd && s->rd < s->len) {
         size_t need = out + len - s->rd;
         uint64_t *t = hp_shadow_room(s->len + need);
-        if (!t) return 0;   /* (cannot happen in practice; the record is not kept) */
+        if (!t) {   /* out of memory: the record is lost (said at exit) */
+            hp_shadow_lost_recs(r, 1);
+            return 0;
+        }
         __builtin_memmove(t + s->rd + need, t + s->rd, (s->len - s->rd) * sizeof *t);
         s->ctable = t;
         s->rd += need;
@@ -101,7 +107,7 @@ static inline __attribute__((always_inline)) size_t put_compact(sweep_run *s, si
         s->kept++;
         return len;
     }
-    return put_compact_slow(s, out, e, len, &next);
+    return put_compact_slow(s, out, r, e, len, &next);
 }
 
 static inline __attribute__((always_inline)) void
