@@ -189,8 +189,9 @@ void hp_ldv_dropped(size_t from) { remap_set(from, UINT32_MAX); }
 
 /* Sort ents by base: LSD radix sort on digits of (base - min) >> 4, of 16
  * bits for a large sort, 11 for a small one (whose cost would otherwise
- * be clearing and summing 65536 counters per digit). */
-static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
+ * be clearing and summing 65536 counters per digit), with `scratch` (room
+ * for n) as the other buffer; returns the one that holds the result. */
+static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n, hp_ldv_ent *scratch)
 {
     if (n < 2) return a;
     uintptr_t mn = UINTPTR_MAX, mx = 0;
@@ -201,7 +202,7 @@ static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n)
     uintptr_t range = (mx - mn) >> 4;
     int bits = n >= 65536 ? 16 : 11;
     size_t buckets = (size_t)1 << bits, mask = buckets - 1;
-    hp_ldv_ent *b = (hp_ldv_ent *)tmp_vec.base;
+    hp_ldv_ent *b = scratch;
     size_t *cnt = (size_t *)count_vec.base;
     for (int shift = 0; shift == 0 || (shift < 64 && (range >> shift) != 0); shift += bits) {
         memset(cnt, 0, buckets * sizeof(size_t));
@@ -357,9 +358,11 @@ void hp_ldv_protect(void)
         const uint64_t *obits = (const uint64_t *)bits_vec[cur].base;
         uint64_t *nbits = (uint64_t *)bits_vec[!cur].base;
         memset(nbits, 0, ((len + 64) / 64) * sizeof(uint64_t));
-        /* The records added since: at most remap_len - indexed_len, in
-         * tmp_vec's second half; sort_ents takes its first as scratch. */
-        size_t most = remap_len - indexed_len + 1;
+        /* The records added since (those the sweep kept: a pass over the
+         * map counts them), in tmp_vec's second half; sort_ents takes its
+         * first as scratch. */
+        size_t most = 1;
+        for (size_t i = indexed_len; i < remap_len; i++) most += remap[i] != UINT32_MAX;
         hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + most;
         if (hp_vec_ensure(&tmp_vec, 2 * most * sizeof(hp_ldv_ent)) != 0) goto full;
         size_t nadd = 0;
@@ -370,8 +373,7 @@ void hp_ldv_protect(void)
             add[nadd].size = recs[to].granted;
             add[nadd++].idx = to;
         }
-        /* sort_ents uses tmp_vec's first half as scratch */
-        hp_ldv_ent *sorted = sort_ents(add, nadd);
+        hp_ldv_ent *sorted = sort_ents(add, nadd, (hp_ldv_ent *)tmp_vec.base);
         /* One pass (the index is far larger than the caches: each pass over
          * it costs its size in memory traffic): drop the dead of the old
          * index, renumber the rest, merge in the added, and find the runs
@@ -407,11 +409,8 @@ void hp_ldv_protect(void)
         e = dst;
     } else {
     full:
-        if (hp_vec_ensure(&tmp_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {   /* (sort scratch) */
-            atomic_store(&hp_ldv.collecting, 0);
-            index_valid = 0;
-            return;
-        }
+        /* (the other index buffer, ensured above for len + 1, is the
+         * sort's scratch: nothing is in it until the next update) */
         e = (hp_ldv_ent *)ents_vec.base;
         for (size_t i = 0; i < len; i++) {
             if (recs[i].granted == 0) continue;
@@ -420,7 +419,7 @@ void hp_ldv_protect(void)
             e[n].idx = (uint32_t)i;
             n++;
         }
-        e = sort_ents(e, n);
+        e = sort_ents(e, n, (hp_ldv_ent *)ents2_vec.base);
         if (e != (hp_ldv_ent *)ents_vec.base) {
             memcpy(ents_vec.base, e, n * sizeof *e);
             e = (hp_ldv_ent *)ents_vec.base;
