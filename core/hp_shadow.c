@@ -34,9 +34,9 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 int hp_shadow_init(void)
 {
     if (hp_arena_init(&meta_arena, (size_t)16 << 30) != 0) return -1;
-    meta_arena.vec.grow_pct = 25;   /* the allocation logs' chunks: the same */
+    meta_arena.vec.grow_pct = 10;   /* the allocation logs' chunks: the same */
     if (hp_vec_reserve(&table, (size_t)1 << 35) != 0) return -1;
-    table.grow_pct = 25;   /* a quarter at a time: committed is the .prof's figure */
+    table.grow_pct = 10;   /* a tenth at a time: committed is the .prof's figure */
     if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&hp_store_.freed_filter_vec, (size_t)1 << 30) != 0)
         return -1;
