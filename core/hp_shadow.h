@@ -70,7 +70,8 @@ typedef struct hp_tlog hp_tlog;
 
 int hp_shadow_init(void);
 /* Keep the table compact (core/hp_shadow_internal.h, Note [The compact
- * table]): 16 bytes a record, its birth and mode word not kept, and
+ * table]): 16 bytes a record (8 for one repeating the record before it),
+ * its birth and mode word not kept, and
  * hp_shadow_table not available. For modes that read neither; before the
  * first record enters the table. */
 void hp_shadow_set_compact(int on);
@@ -78,8 +79,9 @@ void hp_shadow_set_compact(int on);
 /* --- thread side --- */
 hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
 /* Append a new record (age and flags 0) to the log of the calling thread
- * (its owner); 0, or -1 when out of memory. Logged, it takes 16 bytes
- * (Note [The log's entries], core/hp_shadow_internal.h). */
+ * (its owner); 0, or -1 when out of memory. Logged, it takes 16 bytes, 8
+ * where it repeats the record before it (Note [The log's entries],
+ * core/hp_shadow_internal.h). */
 int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);
 void hp_shadow_log_exit(hp_tlog *log);     /* owner thread is exiting */
 

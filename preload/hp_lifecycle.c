@@ -316,8 +316,8 @@ void hp_ensure_init(void)
         die("heapprof: cannot reserve memory for the profiler (mmap failed); "
             "check ulimit -v", 2);
     /* Modes that read neither a record's birth nor a traversal's label
-     * keep 16 bytes a record (core/hp_shadow_internal.h, Note [The compact
-     * table]; sample='s weights are written whole). */
+     * keep 8 to 16 bytes a record (core/hp_shadow_internal.h, Note [The
+     * compact table]; sample='s weights are written whole). */
     hp_shadow_set_compact((hp_rt.cfg.mode == HP_MODE_CC || hp_rt.cfg.mode == HP_MODE_MODULE ||
                            hp_rt.cfg.mode == HP_MODE_KIND) && !hp_rt.cfg.filter_rset[0]);
     if (hp_census_start() != 0) _exit(2);   /* a scheme said why it cannot run */
