@@ -93,6 +93,16 @@ typedef int (*hp_live_fn)(uintptr_t base, void *ctx);
 /* Move every logged record into the main table; visit each with HP_EV_NEW
  * (`visit` may be NULL: then records are copied in bulk). */
 void hp_shadow_drain(hp_visit_fn visit, void *ctx);
+/* The same for a traversal at the mark phase's end (world stopped): only
+ * the records `keep` keeps (their objects are marked) enter the table;
+ * the rest are set aside, judged by the next sweep after the table's
+ * records and before the logs' (core/hp_shadow_sigsafe.c, Note [Set aside
+ * at a traversal]). Returns how many were set aside. */
+size_t hp_shadow_drain_marked(hp_live_fn keep, void *ctx);
+/* How many records the last hp_shadow_drain_marked set aside: their
+ * indexes at the sweep that follows it are the table's length and the
+ * next ones. */
+size_t hp_shadow_set_aside(void);
 /* The program freed the object at `base` (explicitly, GC_free). Drains
  * first, so the free applies to records allocated before it only. */
 void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);

@@ -250,6 +250,12 @@ typedef struct hp_store {
     size_t table_len;                       /* records, or words if compact */
     size_t table_recs;                      /* records (compact) */
     hp_same table_last;                     /* compact: the last record's state */
+    /* Records a traversal's drain set aside (hp_shadow_drain_marked), in
+     * the log's forms, period0 aside_p0: taken before the logs. */
+    hp_vec aside_vec;
+    size_t aside_len, aside_recs, aside_split;
+    uint32_t aside_p0;
+    hp_same aside_st;
     int compact;                            /* Note [The compact table] */
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;

@@ -129,11 +129,91 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
     }
 }
 
-void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
+/* Note [Set aside at a traversal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A traversal (modes retainer and roots, rset=) runs at the mark phase's
+ * end and needs every record in the table; but most records logged since
+ * the last collection are of objects the collector did not mark, which no
+ * walk reaches, and 32 bytes each in the table they were a third of what
+ * retainer held at its peak. hp_shadow_drain_marked takes into the table
+ * only the records its test keeps (the marked) and sets the rest aside in
+ * the log's forms (8 to 16 bytes, Note [The log's entries]), to be taken
+ * before the logs by the next drain or sweep: they are still judged, in
+ * order, and a record set aside whose object the collector marks after
+ * the mark phase (for finalization) survives as a record from the logs
+ * does. Indexes: the records set aside come after the table's and before
+ * the logs' (hp_shadow_set_aside says how many there were). */
+static int aside_put(const hp_rec *r)
+{
+    size_t n = hp_store_.aside_len;
+    if (hp_vec_ensure(&hp_store_.aside_vec, (n + HP_LONG_WORDS) * sizeof(uint64_t)) != 0)
+        return -1;
+    uint64_t *w = (uint64_t *)hp_store_.aside_vec.base + n;
+    if (hp_store_.aside_recs == 0) {
+        hp_store_.aside_p0 = r->birth;
+        hp_store_.aside_st.kh = 0;
+    }
+    hp_same *st = &hp_store_.aside_st;
+    uint32_t p0 = hp_store_.aside_p0;
+    int fits = ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
+               r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
+               r->granted - r->req <= 0xffff && r->birth - p0 <= 0xff && r->word == 0 &&
+               r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
+    if (fits) {
+        uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - p0) << 56;
+        if (hp_same_as(st, r)) {
+            w[0] = a | HP_LOG_SAME;
+            n += 1;
+        } else {
+            uint32_t sizes = hp_log_sizes(r);
+            w[0] = a | r->how | (uint64_t)r->kind << 48;
+            w[1] = r->ccs | (uint64_t)sizes << 32;
+            hp_same_set(st, r->ccs, sizes, r->kind, r->how);
+            n += 2;
+        }
+    } else {
+        w[0] = HP_LOG_LONG;
+        w[1] = 0;
+        __builtin_memcpy(&w[2], r, sizeof *r);
+        st->kh = 0;
+        n += HP_LONG_WORDS;
+    }
+    hp_store_.aside_len = n;
+    hp_store_.aside_recs++;
+    return 0;
+}
+
+/* The records set aside, to `fn` a buffer at a time; then none. */
+static void take_aside(hp_span_fn fn, void *ctx)
+{
+    if (!hp_store_.aside_recs) return;
+    const uint64_t *w = (const uint64_t *)hp_store_.aside_vec.base;
+    size_t len = hp_store_.aside_len;
+    hp_same st = {0, 0, 0};
+    hp_rec buf[DECODED];
+    size_t k = 0;
+    for (size_t i = 0; i < len;) {
+        i += hp_log_decode(&w[i], hp_store_.aside_p0, &st, &buf[k]);
+        if (++k == DECODED) {
+            fn(buf, k, ctx);
+            k = 0;
+        }
+    }
+    if (k) fn(buf, k, ctx);
+    hp_store_.aside_len = hp_store_.aside_recs = 0;
+}
+
+static void take_logs(hp_span_fn fn, void *ctx)
 {
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all)
         take_log(l, fn, ctx);
+}
+
+void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
+{
+    take_aside(fn, ctx);
+    take_logs(fn, ctx);
 }
 
 typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
@@ -167,6 +247,33 @@ void hp_shadow_drain(hp_visit_fn visit, void *ctx)
     drain_ctx d = {visit, ctx};
     hp_shadow_take_pending(copy_span, &d);
 }
+
+typedef struct split_ctx { hp_live_fn keep; void *ctx; size_t aside; } split_ctx;
+
+static void split_span(hp_rec *recs, size_t n, void *arg)
+{
+    split_ctx *sp = arg;
+    for (size_t i = 0; i < n; i++) {
+        if (!sp->keep(recs[i].base, sp->ctx) && aside_put(&recs[i]) == 0) {
+            sp->aside++;
+            continue;
+        }
+        if (table_push_many(&recs[i], 1) != 0) hp_shadow_lost_recs(&recs[i], 1);
+    }
+}
+
+size_t hp_shadow_drain_marked(hp_live_fn keep, void *ctx)
+{
+    HP_ASSERT_OWNER();
+    drain_ctx d = {NULL, NULL};
+    take_aside(copy_span, &d);   /* (older than any log's records) */
+    split_ctx sp = {keep, ctx, 0};
+    take_logs(split_span, &sp);
+    hp_store_.aside_split = sp.aside;
+    return sp.aside;
+}
+
+size_t hp_shadow_set_aside(void) { return hp_store_.aside_split; }
 
 
 size_t hp_shadow_freed_slot(uintptr_t base)
@@ -238,6 +345,18 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
     else
         for (size_t i = 0; i < len; i++)
             if (!was_freed(&recs[i], i)) visit(&recs[i], HP_EV_SURVIVED, ctx);
+    /* Records set aside at a traversal (Note [Set aside at a traversal]). */
+    const uint64_t *aw = (const uint64_t *)hp_store_.aside_vec.base;
+    size_t alen = hp_store_.aside_recs ? hp_store_.aside_len : 0;
+    hp_same ast = {0, 0, 0};
+    for (size_t i = 0; i < alen;) {
+        unsigned how = (unsigned)(aw[i] & 15);
+        unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
+        if (i + need > alen) break;
+        hp_rec r;
+        i += hp_log_decode(&aw[i], hp_store_.aside_p0, &ast, &r);
+        visit(&r, HP_EV_NEW, ctx);
+    }
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all) {
         int st = atomic_load_explicit(&l->state, memory_order_acquire);

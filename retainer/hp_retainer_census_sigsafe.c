@@ -147,7 +147,7 @@ uint32_t hp_retainer_noroot_label(hp_rec *r, size_t idx)
     int mine = hp_trace_valid(r->word, hp_ret_.parity) && (r->word & RET_IN_ROOTS);
     hp_rec tmp = *r;
     if (mine) tmp.word &= ~RET_IN_ROOTS;
-    int final = hp_ret_.traversed && !mine && idx < hp_ret_.indexed;
+    int final = hp_ret_.traversed && !mine && idx < hp_ret_.indexed + hp_shadow_set_aside();
     uint32_t l = hp_retainer_label_of(&tmp, idx);
     r->word = mine ? tmp.word | RET_IN_ROOTS : tmp.word;
     if (l == UINT32_MAX) return UINT32_MAX;
@@ -159,8 +159,9 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
     int valid = hp_ret_.traversed && hp_trace_valid(r->word, hp_ret_.parity);
     int unseen = valid && (r->word & HP_TRACE_LABEL_MASK) == hp_ret_.unseen_set;
     /* Live now, not marked at the mark phase's end: marked for
-     * finalization after it (the pass at the end of the traversal). */
-    int final = hp_ret_.traversed && !valid && idx < hp_ret_.indexed;
+     * finalization after it (the pass at the end of the traversal); the
+     * records the traversal's drain set aside, unmarked, come next. */
+    int final = hp_ret_.traversed && !valid && idx < hp_ret_.indexed + hp_shadow_set_aside();
     if ((valid && !unseen) || final) {
         uint32_t s = final ? hp_ret_.final_set : r->word & HP_TRACE_LABEL_MASK;
         if (final) {
@@ -188,7 +189,7 @@ uint32_t hp_retainer_label_of(hp_rec *r, size_t idx)
         return l ? l - 1 : set_label(s);
     }
     r->word &= ~HP_TRACE_SET_BIT;   /* a stale label never outlives its census */
-    if (idx >= hp_ret_.indexed) {
+    if (idx >= hp_ret_.indexed + hp_shadow_set_aside()) {
         hp_ret_.new_bytes += r->granted;
         hp_ret_.new_objects++;
     } else {
