@@ -1090,3 +1090,57 @@ Test(shadow, runs_of_the_same, .init = setup)
     cr_assert_eq(more.next, (total + 1) / 2 + 60);
     cr_assert_eq(more.bad, 0, "%u records changed", more.bad);
 }
+
+/* Note [Set aside at a traversal]: a drain that keeps only the records its
+ * test keeps sets the rest aside; they come back, in order, after the
+ * table's records and before the logs', to a peek, a sweep and a drain. */
+static int keep_even(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    return ((base & 0xffffffffu) >> 4) % 2 == 0;
+}
+
+typedef struct { unsigned seen[64]; unsigned n; hp_event ev[64]; } order_log;
+
+static void log_order(hp_rec *r, hp_event ev, void *ctx)
+{
+    order_log *o = ctx;
+    cr_assert_lt(o->n, 64);
+    hp_rec want = make_rec(0, (unsigned)((r->base & 0xffffffffu) >> 4));
+    if (ev == HP_EV_SURVIVED && COMPACT) want.birth = 0;
+    want.age = r->age;
+    cr_assert(memcmp(r, &want, sizeof want) == 0, "record %u changed",
+              (unsigned)((r->base & 0xffffffffu) >> 4));
+    o->ev[o->n] = ev;
+    o->seen[o->n++] = (unsigned)((r->base & 0xffffffffu) >> 4);
+}
+
+Test(shadow, set_aside_at_a_traversal, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    append_n(log, 0, 0, 10);
+    cr_assert_eq(hp_shadow_drain_marked(keep_even, NULL), 5);
+    cr_assert_eq(hp_shadow_set_aside(), 5);
+    cr_assert_eq(hp_shadow_records(), 5);   /* 0 2 4 6 8 */
+    append_n(log, 0, 10, 12);
+    static order_log p;
+    hp_shadow_peek(log_order, &p);          /* table, set aside, log */
+    const unsigned peek_want[] = {0, 2, 4, 6, 8, 1, 3, 5, 7, 9, 10, 11};
+    cr_assert_eq(p.n, 12);
+    for (unsigned i = 0; i < 12; i++) {
+        cr_assert_eq(p.seen[i], peek_want[i], "peek %u: %u", i, p.seen[i]);
+        cr_assert_eq(p.ev[i], i < 5 ? HP_EV_SURVIVED : HP_EV_NEW);
+    }
+    /* A second split takes what was set aside into the table first (it is
+     * older than any log's record), then splits the log. */
+    cr_assert_eq(hp_shadow_drain_marked(keep_even, NULL), 1);   /* 11 */
+    cr_assert_eq(hp_shadow_records(), 11);
+    hp_shadow_drain(NULL, NULL);            /* (takes what is set aside, in order) */
+    cr_assert_eq(hp_shadow_records(), 12);
+    hp_shadow_sweep(live_all, NULL, NULL);
+    static order_log t;
+    hp_shadow_foreach(log_order, &t);
+    const unsigned table_want[] = {0, 2, 4, 6, 8, 1, 3, 5, 7, 9, 10, 11};
+    cr_assert_eq(t.n, 12);
+    for (unsigned i = 0; i < 12; i++) cr_assert_eq(t.seen[i], table_want[i], "table %u", i);
+}
