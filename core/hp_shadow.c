@@ -106,34 +106,12 @@ hp_tlog *hp_shadow_log_new(void)
     return log;
 }
 
-/* Does `r` fit a short or same entry in a chunk started at `period0`?
- * (Note [The log's entries]: a new record's age and flags are 0; one that
- * says otherwise is written whole.) */
-static inline int fits_short(const hp_rec *r, uint32_t period0)
+/* Write `r` at word n of the tail `c`, which has room for it (Note [The
+ * log's entries]), and publish it. */
+static inline void put(hp_tlog *log, hp_chunk *c, uint32_t n, const hp_rec *r)
 {
-    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
-           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
-           r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
-           r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
-}
-
-/* Write `r` (which fits) at word n of `c`, which has room for two, as a
- * same entry where it repeats the last short one, else as a short one;
- * publish it. */
-static inline void put_short(hp_tlog *log, hp_chunk *c, uint32_t n, const hp_rec *r)
-{
-    uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - c->period0) << 56;
-    if (hp_same_as(&log->wrote, r)) {
-        c->w[n] = a | HP_LOG_SAME;
-        atomic_store_explicit(&c->count, n + 1, memory_order_release);
-        return;
-    }
-    uint32_t sizes = hp_log_sizes(r);
-    unsigned how = *(const volatile uint8_t *)&r->how;   /* (see hp_same_as) */
-    c->w[n] = a | how | (uint64_t)r->kind << 48;
-    c->w[n + 1] = r->ccs | (uint64_t)sizes << 32;
-    hp_same_set(&log->wrote, r->ccs, sizes, r->kind, how);
-    atomic_store_explicit(&c->count, n + 2, memory_order_release);
+    n += hp_log_put(&c->w[n], r, c->period0, &log->wrote);
+    atomic_store_explicit(&c->count, n, memory_order_release);
 }
 
 /* A chunk for `log` with room for `need` more words: the tail, or a new
@@ -162,17 +140,12 @@ __attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
     if (!c) return -1;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
     if (n == 0) c->period0 = r->birth;   /* (published with the first entry) */
-    if (fits_short(r, c->period0)) {
-        put_short(log, c, n, r);
-        return 0;
+    if (!hp_log_fits(r, c->period0)) {
+        if (!(c = room_for(log, HP_LONG_WORDS, r->birth))) return -1;
+        n = atomic_load_explicit(&c->count, memory_order_relaxed);
+        if (n == 0) c->period0 = r->birth;
     }
-    if (!(c = room_for(log, HP_LONG_WORDS, r->birth))) return -1;
-    n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    c->w[n] = HP_LOG_LONG;
-    c->w[n + 1] = 0;
-    __builtin_memcpy(&c->w[n + 2], r, sizeof *r);
-    log->wrote.kh = 0;
-    atomic_store_explicit(&c->count, n + HP_LONG_WORDS, memory_order_release);
+    put(log, c, n, r);
     return 0;
 }
 
@@ -180,8 +153,9 @@ int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
 {
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    if (__builtin_expect(n + 2 <= HP_CHUNK_WORDS && fits_short(r, c->period0), 1)) {
-        put_short(log, c, n, r);
+    if (__builtin_expect(n + 2 <= HP_CHUNK_WORDS && hp_log_fits(r, c->period0), 1)) {
+        n += hp_log_put_short(&c->w[n], r, c->period0, &log->wrote);
+        atomic_store_explicit(&c->count, n, memory_order_release);
         return 0;
     }
     return append_slow(log, r);

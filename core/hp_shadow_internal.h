@@ -112,6 +112,47 @@ static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigne
     r->how = (uint8_t)how;
 }
 
+/* Does `r` fit a short or same entry after `period0`? (A new record's age
+ * and flags are 0; one that says otherwise is written whole.) */
+static inline int hp_log_fits(const hp_rec *r, uint32_t period0)
+{
+    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
+           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
+           r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
+           r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
+}
+
+/* Write `r`, which fits (hp_log_fits), at `w`: a same entry where it
+ * repeats the last short one (`st`), else a short one; returns the words
+ * written (1 or 2). */
+static inline unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
+                                        hp_same *st)
+{
+    uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - period0) << 56;
+    if (hp_same_as(st, r)) {
+        w[0] = a | HP_LOG_SAME;
+        return 1;
+    }
+    uint32_t sizes = hp_log_sizes(r);
+    unsigned how = *(const volatile uint8_t *)&r->how;   /* (see hp_same_kh) */
+    w[0] = a | how | (uint64_t)r->kind << 48;
+    w[1] = r->ccs | (uint64_t)sizes << 32;
+    hp_same_set(st, r->ccs, sizes, r->kind, how);
+    return 2;
+}
+
+/* Write `r` at `w` in the log's forms (same, short, or whole), births
+ * after `period0`; returns the words written (1, 2 or HP_LONG_WORDS). */
+static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0, hp_same *st)
+{
+    if (hp_log_fits(r, period0)) return hp_log_put_short(w, r, period0, st);
+    w[0] = HP_LOG_LONG;
+    w[1] = 0;
+    __builtin_memcpy(&w[2], r, sizeof *r);
+    st->kh = 0;
+    return HP_LONG_WORDS;
+}
+
 /* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
  * the state of the chunk's entries before it; returns the words it took. */
 static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_same *st,

@@ -153,31 +153,7 @@ static int aside_put(const hp_rec *r)
         hp_store_.aside_p0 = r->birth;
         hp_store_.aside_st.kh = 0;
     }
-    hp_same *st = &hp_store_.aside_st;
-    uint32_t p0 = hp_store_.aside_p0;
-    int fits = ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
-               r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
-               r->granted - r->req <= 0xffff && r->birth - p0 <= 0xff && r->word == 0 &&
-               r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
-    if (fits) {
-        uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - p0) << 56;
-        if (hp_same_as(st, r)) {
-            w[0] = a | HP_LOG_SAME;
-            n += 1;
-        } else {
-            uint32_t sizes = hp_log_sizes(r);
-            w[0] = a | r->how | (uint64_t)r->kind << 48;
-            w[1] = r->ccs | (uint64_t)sizes << 32;
-            hp_same_set(st, r->ccs, sizes, r->kind, r->how);
-            n += 2;
-        }
-    } else {
-        w[0] = HP_LOG_LONG;
-        w[1] = 0;
-        __builtin_memcpy(&w[2], r, sizeof *r);
-        st->kh = 0;
-        n += HP_LONG_WORDS;
-    }
+    n += hp_log_put(w, r, hp_store_.aside_p0, &hp_store_.aside_st);
     hp_store_.aside_len = n;
     hp_store_.aside_recs++;
     return 0;
