@@ -8,7 +8,9 @@ unwind=libunwind (-O2 build), profiled with unwind=fp (frame-pointer
 build), profiled with unwind=fp and report=full (the allocation
 report's breakdowns on), and in mode kind with and without call stacks
 (kind,stacks=no: the launcher's -hT, no record per object), and sampled
-(sample=512K: one object recorded per 512 KiB allocated on average). Prints the best-of-N wall seconds, the ratio to
+(sample=512K: one object recorded per 512 KiB allocated on average), and
+in modes ldv and retainer (whose records and indexes are their own: their
+memory per live object). Prints the best-of-N wall seconds, the ratio to
 the plain run and the maximum RSS (the largest over the runs) of each, the
 cost of the report (report=full run / unwind=fp run, same build, same
 single invocation), then the "shadow table" and "profiler memory" lines of
@@ -122,6 +124,8 @@ def main():
             ("heapprof kind (-O2)", o2, "kind"),
             ("heapprof kind,stacks=no: -hT (-O2)", o2, "kind,stacks=no"),
             ("heapprof sample=512K (-O2)", o2, "sample=512K"),
+            ("heapprof ldv (-O2)", o2, "ldv"),
+            ("heapprof retainer (-O2)", o2, "retainer"),
         ]
         report_off, report_on = kinds[3][0], kinds[4][0]
         early, written = kinds[3][0], kinds[5][0]
