@@ -337,7 +337,6 @@ static void fill_prof(int fd, void *arg)
     s.shadow_bytes = hp_cf.shadow_at_peak;
     s.log_bytes = hp_cf.logs_at_peak;
     s.record_bytes = hp_shadow_record_bytes();
-    s.record_runs = s.record_bytes == 16;
     static hp_buf note;
     if (!note.vec.base) hp_buf_init(&note, 4096);
     hp_buf_reset(&note);

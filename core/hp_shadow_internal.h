@@ -112,23 +112,17 @@ static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigne
     r->how = (uint8_t)how;
 }
 
-/* Does `r` fit a short or same entry after `period0`? (A new record's age
- * and flags are 0; one that says otherwise is written whole.) */
-static inline int hp_log_fits(const hp_rec *r, uint32_t period0)
-{
-    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
-           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
-           r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
-           r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
-}
+/* The entry forms shared by the log and the compact table: they differ
+ * only in their first word's top byte (bits 56-63): the birth less the
+ * chunk's period0 in a log, the age and flags in the table. */
 
-/* Write `r`, which fits (hp_log_fits), at `w`: a same entry where it
- * repeats the last short one (`st`), else a short one; returns the words
- * written (1 or 2). */
-static inline unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
+/* Write `r`, which fits a short entry, at `w` with `top` as that byte: a
+ * same entry where it repeats the last short one (`st`), else a short
+ * one; returns the words written (1 or 2). */
+static inline unsigned hp_ent_put_short(uint64_t *w, const hp_rec *r, uint64_t top,
                                         hp_same *st)
 {
-    uint64_t a = (uint64_t)r->base | (uint64_t)(r->birth - period0) << 56;
+    uint64_t a = (uint64_t)r->base | top << 56;
     if (hp_same_as(st, r)) {
         w[0] = a | HP_LOG_SAME;
         return 1;
@@ -141,11 +135,16 @@ static inline unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t p
     return 2;
 }
 
-/* Write `r` at `w` in the log's forms (same, short, or whole), births
- * after `period0`; returns the words written (1, 2 or HP_LONG_WORDS). */
-static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0, hp_same *st)
+/* The words of the entry whose first word is `w0` (a pad is one). */
+static inline unsigned hp_ent_words(uint64_t w0)
 {
-    if (hp_log_fits(r, period0)) return hp_log_put_short(w, r, period0, st);
+    unsigned how = (unsigned)(w0 & 15);
+    return how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME || how == HP_LOG_PAD ? 1 : 2;
+}
+
+/* Write `r` whole at `w`; returns the words written. */
+static inline unsigned hp_ent_put_long(uint64_t *w, const hp_rec *r, hp_same *st)
+{
     w[0] = HP_LOG_LONG;
     w[1] = 0;
     __builtin_memcpy(&w[2], r, sizeof *r);
@@ -153,23 +152,23 @@ static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0
     return HP_LONG_WORDS;
 }
 
-/* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
- * the state of the chunk's entries before it; returns the words it took. */
-static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_same *st,
-                                     hp_rec *r)
+/* The record of the entry at `w` (not HP_LOG_PAD) into *r, `st` the state
+ * of the entries before it; *top is its first word's top byte, or -1 for
+ * a whole record (then *r is complete). The caller sets what the top byte
+ * holds; returns the words it took. */
+static inline unsigned hp_ent_get(const uint64_t *w, hp_rec *r, hp_same *st, int *top)
 {
     uint64_t a = w[0];
     unsigned how = (unsigned)(a & 15);
     if (how == HP_LOG_LONG) {
         __builtin_memcpy(r, w + 2, sizeof *r);
         st->kh = 0;
+        *top = -1;
         return HP_LONG_WORDS;
     }
     r->base = (uintptr_t)(a & HP_LOG_BASE);
-    r->birth = period0 + (uint32_t)(a >> 56);
     r->word = 0;
-    r->age = 0;
-    r->flags = 0;
+    *top = (int)(a >> 56);
     if (how == HP_LOG_SAME) {
         hp_fill_from(r, st->ccs, st->sizes, st->kh & 255, (st->kh >> 8) & 255);
         return 1;
@@ -179,6 +178,46 @@ static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_sam
     hp_fill_from(r, ccs, sizes, kind, how);
     hp_same_set(st, ccs, sizes, kind, how);
     return 2;
+}
+
+/* Does `r` fit a short or same entry after `period0`? (A new record's age
+ * and flags are 0; one that says otherwise is written whole.) */
+static inline int hp_log_fits(const hp_rec *r, uint32_t period0)
+{
+    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
+           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
+           r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
+           r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
+}
+
+/* Write `r`, which fits (hp_log_fits), at `w`; returns the words written. */
+static inline unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
+                                        hp_same *st)
+{
+    return hp_ent_put_short(w, r, r->birth - period0, st);
+}
+
+/* Write `r` at `w` in the log's forms (same, short, or whole), births
+ * after `period0`; returns the words written (1, 2 or HP_LONG_WORDS). */
+static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0, hp_same *st)
+{
+    if (hp_log_fits(r, period0)) return hp_log_put_short(w, r, period0, st);
+    return hp_ent_put_long(w, r, st);
+}
+
+/* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
+ * the state of the chunk's entries before it; returns the words it took. */
+static inline unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_same *st,
+                                     hp_rec *r)
+{
+    int top;
+    unsigned n = hp_ent_get(w, r, st, &top);
+    if (top >= 0) {
+        r->birth = period0 + (uint32_t)top;
+        r->age = 0;
+        r->flags = 0;
+    }
+    return n;
 }
 
 /* Note [The compact table]
@@ -208,50 +247,23 @@ static inline int hp_tab_fits(const hp_rec *r)
  * returns the words written (1, 2, or HP_LONG_WORDS). */
 static inline unsigned hp_tab_put(uint64_t *w, const hp_rec *r, hp_same *st)
 {
-    if (__builtin_expect(hp_tab_fits(r), 1)) {
-        uint64_t a = (uint64_t)r->base | (uint64_t)r->age << 56 | (uint64_t)r->flags << 59;
-        if (hp_same_as(st, r)) {
-            w[0] = a | HP_LOG_SAME;
-            return 1;
-        }
-        uint32_t sizes = hp_log_sizes(r);
-        w[0] = a | r->how | (uint64_t)r->kind << 48;
-        w[1] = r->ccs | (uint64_t)sizes << 32;
-        hp_same_set(st, r->ccs, sizes, r->kind, r->how);
-        return 2;
-    }
-    w[0] = HP_LOG_LONG;
-    w[1] = 0;
-    __builtin_memcpy(&w[2], r, sizeof *r);
-    st->kh = 0;
-    return HP_LONG_WORDS;
+    if (__builtin_expect(hp_tab_fits(r), 1))
+        return hp_ent_put_short(w, r, (uint64_t)r->age | (uint64_t)r->flags << 3, st);
+    return hp_ent_put_long(w, r, st);
 }
 
 /* The record at `w` into *r (birth and word 0 unless long), `st` the state
  * of the records before it; returns the words it takes. */
 static inline unsigned hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
 {
-    uint64_t a = w[0];
-    unsigned how = (unsigned)(a & 15);
-    if (how == HP_LOG_LONG) {
-        __builtin_memcpy(r, w + 2, sizeof *r);
-        st->kh = 0;
-        return HP_LONG_WORDS;
+    int top;
+    unsigned n = hp_ent_get(w, r, st, &top);
+    if (top >= 0) {
+        r->birth = 0;
+        r->age = (uint8_t)(top & 7);
+        r->flags = (uint8_t)(top >> 3);
     }
-    r->base = (uintptr_t)(a & HP_LOG_BASE);
-    r->birth = 0;
-    r->word = 0;
-    r->age = (uint8_t)((a >> 56) & 7);
-    r->flags = (uint8_t)(a >> 59);
-    if (how == HP_LOG_SAME) {
-        hp_fill_from(r, st->ccs, st->sizes, st->kh & 255, (st->kh >> 8) & 255);
-        return 1;
-    }
-    uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
-    unsigned kind = (unsigned)(a >> 48) & 255;
-    hp_fill_from(r, ccs, sizes, kind, how);
-    hp_same_set(st, ccs, sizes, kind, how);
-    return 2;
+    return n;
 }
 
 /* FREE -> CLAIMED (being set up by a new thread; drains skip it) ->

@@ -293,9 +293,7 @@ static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
     size_t len = table_len;
     hp_same st = {0, 0, 0};
     for (size_t i = 0; i < len;) {
-        unsigned how = (unsigned)(t[i] & 15);
-        unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
-        if (i + need > len) break;   /* (peek: a table a sweep is rewriting) */
+        if (i + hp_ent_words(t[i]) > len) break;   /* (peek: a table a sweep is rewriting) */
         hp_rec r;
         size_t at = i;
         i += hp_tab_get(&t[i], &r, &st);
@@ -326,9 +324,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
     size_t alen = hp_store_.aside_recs ? hp_store_.aside_len : 0;
     hp_same ast = {0, 0, 0};
     for (size_t i = 0; i < alen;) {
-        unsigned how = (unsigned)(aw[i] & 15);
-        unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
-        if (i + need > alen) break;
+        if (i + hp_ent_words(aw[i]) > alen) break;
         hp_rec r;
         i += hp_log_decode(&aw[i], hp_store_.aside_p0, &ast, &r);
         visit(&r, HP_EV_NEW, ctx);
@@ -342,12 +338,11 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
             for (uint32_t i = from; i < n && i < HP_CHUNK_WORDS;) {
-                unsigned how = (unsigned)(c->w[i] & 15);
-                if (how == HP_LOG_PAD) {
+                if ((c->w[i] & 15) == HP_LOG_PAD) {
                     i++;
                     continue;
                 }
-                unsigned need = how == HP_LOG_LONG ? HP_LONG_WORDS : how == HP_LOG_SAME ? 1 : 2;
+                unsigned need = hp_ent_words(c->w[i]);
                 if (i + need > n || i + need > HP_CHUNK_WORDS) break;   /* (a view in flux) */
                 hp_rec r;
                 i += hp_log_decode(&c->w[i], c->period0, &prev, &r);

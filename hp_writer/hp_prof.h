@@ -26,8 +26,9 @@ typedef struct hp_prof_summary {
     uint64_t stacks, profiler_bytes, profiler_peak_bytes;
     int64_t libunwind_walks;             /* unwind=libunwind: walks not by recipes; else -1 */
     uint64_t shadow_bytes, log_bytes;    /* at the peak census */
-    uint64_t record_bytes;               /* a record in the shadow table */
-    int record_runs;                     /* 8 bytes for a record repeating the one before */
+    uint64_t record_bytes;               /* a record in the shadow table (16: the
+                                            compact table, 8 for a record
+                                            repeating the one before) */
     const char *note;                    /* extra line, or NULL */
     const char *warnings;                /* lines "warning: ..." / "note: ...",
                                             each ending in a newline, or NULL */
