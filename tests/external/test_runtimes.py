@@ -135,7 +135,11 @@ class Runtimes(unittest.TestCase):
         m = re.match(r" ([\d.]+) ms, collector mark total ([\d.]+) ms over (\d+) censuses", total)
         self.assertIsNotNone(m, total[:200])
         self.assertEqual(len(timed), int(m.group(3)), section)
-        self.assertGreater(len(timed), 5, section)
+        # (8 to 12 censuses as a rule; how many of the early ones are due
+        # depends on the profiler's share of the run, which a loaded
+        # machine raises: one clean-clone run of the suite had 5, each with
+        # its traversal. The equality above is what the old fault broke.)
+        self.assertGreaterEqual(len(timed), 5, section)
         self.assertAlmostEqual(sum(t for t, _ in timed), float(m.group(1)),
                                delta=0.01 * len(timed) + 0.01, msg=section)
         self.assertAlmostEqual(sum(k for _, k in timed), float(m.group(2)),
