@@ -124,7 +124,7 @@
  * is mostly in the caches, and the ring only adds work (Inkscape, 180,000
  * records: 113 ns an object with it, 88 without; a million: 87 ms a census
  * with it, 102 without). */
-#define HP_SCC_WRING_MIN ((size_t)1 << 19)
+#define HP_SCC_WRING_MIN ((size_t)1 << 18)
 /* How many entries ahead the scan stack asks for the words (and twice
  * that, the records) of what it will scan. */
 #define HP_SCC_STACK_AHEAD 8
