@@ -1,0 +1,36 @@
+/* hp_helper: a second thread for heapprof's own work while the world is
+ * stopped (level 7, base): the retainer traversal's walk shares its
+ * heaviest step with it (retainer/hp_trace_scc_sigsafe.c, Note [Two
+ * walkers]), as the collector's mark shares its work with its marker
+ * threads.
+ *
+ * The thread is made for one piece of work and ends with it, so the
+ * program never sees it: it exists only while every thread of the program
+ * is stopped (or blocked in the collector). It is made by a raw clone(2)
+ * of the calling thread's process (no libc: pthread_create may take locks
+ * a stopped thread holds, and would allocate), on a stack heapprof maps
+ * at start-up, with every signal blocked (it never runs a handler of the
+ * program's), and it shares the caller's thread pointer: the work it does
+ * must touch no thread-local variable, take no lock but its own spin
+ * locks, and call only heapprof's own code and the collector's read-only
+ * queries (GC_base, GC_is_marked, GC_get_kind_and_size). */
+#ifndef HP_HELPER_H
+#define HP_HELPER_H
+
+/* At start-up (normal context): map the helper's stack and count the
+ * CPUs the process may run on. 0, or -1 (then no helper is ever run). */
+int hp_helper_init(void);
+/* Whether a helper can run: hp_helper_init succeeded, the process may
+ * use two CPUs or more, and no one forbade it. */
+int hp_helper_available(void);
+/* No helper from now on: the heap may fault when read (ldv's protected
+ * pages, whose faults a handler of heapprof's opens): the helper runs with
+ * every signal blocked, and a blocked SIGSEGV kills the process. */
+void hp_helper_forbid(void);
+/* Start fn(arg) on the helper thread: 0, or -1 when it could not be made
+ * (the caller then does the work alone). At most one at a time. */
+int hp_helper_start(void (*fn)(void *), void *arg);
+/* Wait until the started fn has returned and its thread is gone. */
+void hp_helper_join(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* hp_helper_internal: the helper thread's state, shared by hp_helper.c
+ * (start-up) and hp_helper_sigsafe.c (start and join). */
+#ifndef HP_HELPER_INTERNAL_H
+#define HP_HELPER_INTERNAL_H
+
+#define HP_HELPER_STACK ((unsigned long)256 << 10)
+
+typedef struct hp_helper_state {
+    char *stack, *stack_top;   /* mapped at start-up; top 16-byte aligned */
+    int cpus;                  /* in the process's affinity mask */
+    int forbidden;             /* hp_helper_forbid */
+    /* The running thread's id word: set to 1 before it is made; the
+     * kernel clears it, and wakes a futex wait on it, when the thread has
+     * gone (CLONE_CHILD_CLEARTID). */
+    volatile int tid_word;
+    int running;
+    void (*fn)(void *);
+    void *arg;
+} hp_helper_state;
+extern hp_helper_state hp_helper_;
+
+#endif

@@ -1,0 +1,98 @@
+/* hp_helper_sigsafe: starting and joining the helper thread (see
+ * hp_helper.h), with the world stopped: raw system calls only.
+ *
+ * hp_helper_clone is clone(2) by hand: the new thread starts on its own
+ * stack with no frame to return to, so it calls the work from assembly and
+ * ends with the thread-only exit(2) (not exit_group). It shares memory,
+ * files, signal handlers and thread group with the caller
+ * (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+ * CLONE_SYSVSEM), not its thread pointer's block (no CLONE_SETTLS: libc
+ * is never entered on it), and the kernel clears tid_word when it is gone
+ * (CLONE_CHILD_CLEARTID), which hp_helper_join waits for. Signals are
+ * blocked around the clone so the new thread starts with all of them
+ * blocked; the caller's mask is then put back. */
+#include "core/hp_helper.h"
+#include "core/hp_helper_internal.h"
+#include "core/hp_sys.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+
+/* long hp_helper_clone(unsigned long flags, void *stack_top, int *ctid,
+ *                      void (*fn)(void *), void *arg): the new thread's id
+ * to the caller (or -errno); the new thread runs fn(arg), then exit(0). */
+long hp_helper_clone(unsigned long flags, void *stack_top, volatile int *ctid,
+                     void (*fn)(void *), void *arg);
+__asm__(".text\n"
+        ".globl hp_helper_clone\n"
+        ".hidden hp_helper_clone\n"
+        ".type hp_helper_clone, @function\n"
+        "hp_helper_clone:\n"
+        "    push %r12\n"
+        "    push %r13\n"
+        "    mov %rcx, %r12\n"      /* fn (kept across the system call) */
+        "    mov %r8, %r13\n"       /* arg */
+        "    mov %rdx, %r10\n"      /* child_tid */
+        "    xor %edx, %edx\n"      /* parent_tid */
+        "    xor %r8d, %r8d\n"      /* tls */
+        "    mov $56, %eax\n"       /* SYS_clone: flags, stack, ptid, ctid, tls */
+        "    syscall\n"
+        "    test %rax, %rax\n"
+        "    jnz 1f\n"
+        /* The new thread, on its own stack (16-byte aligned). */
+        "    xor %ebp, %ebp\n"
+        "    mov %r13, %rdi\n"
+        "    call *%r12\n"
+        "    mov $60, %eax\n"       /* SYS_exit: this thread only */
+        "    xor %edi, %edi\n"
+        "    syscall\n"
+        "    hlt\n"
+        "1:  pop %r13\n"
+        "    pop %r12\n"
+        "    ret\n"
+        ".size hp_helper_clone, .-hp_helper_clone\n");
+
+int hp_helper_available(void)
+{
+    return hp_helper_.stack != NULL && hp_helper_.cpus >= 2 && !hp_helper_.forbidden;
+}
+
+static void helper_entry(void *unused)
+{
+    (void)unused;
+    hp_helper_.fn(hp_helper_.arg);
+}
+
+int hp_helper_start(void (*fn)(void *), void *arg)
+{
+    if (!hp_helper_available() || hp_helper_.running) return -1;
+    hp_helper_.fn = fn;
+    hp_helper_.arg = arg;
+    hp_helper_.tid_word = 1;
+    uint64_t all = ~(uint64_t)0, old = 0;
+    if (hp_sys_raw6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0) != 0)
+        return -1;
+    unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+                          CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+    long r = hp_helper_clone(flags, hp_helper_.stack_top, &hp_helper_.tid_word, helper_entry, NULL);
+    hp_sys_raw6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+    if (r < 0) {
+        hp_helper_.tid_word = 0;
+        return -1;
+    }
+    hp_helper_.running = 1;
+    return 0;
+}
+
+void hp_helper_join(void)
+{
+    if (!hp_helper_.running) return;
+    for (;;) {
+        int v = __atomic_load_n(&hp_helper_.tid_word, __ATOMIC_ACQUIRE);
+        if (v == 0) break;
+        /* (the kernel's wake at the thread's end is a shared futex's) */
+        hp_sys_raw6(SYS_futex, (long)&hp_helper_.tid_word, FUTEX_WAIT, v, 0, 0, 0);
+    }
+    hp_helper_.running = 0;
+}
