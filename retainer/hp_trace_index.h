@@ -57,18 +57,21 @@ typedef struct hp_trace_index {
     int cur_index;
     hp_tentry *table;
     uint64_t cap, used;          /* entries; cap is a power of two */
-    hp_page *last_page;          /* the page of the last lookup */
     /* Reserved by hp_trace_init for the walk (hp_trace_sigsafe.c). */
     hp_vec stack_vec, pending_vec, queue_vec;
     /* The component walk's (hp_trace_scc_sigsafe.c). */
     hp_vec scc_node_vec, scc_ubase_vec, scc_inject_vec, scc_frame_vec, scc_tstack_vec,
         scc_start_vec, scc_order_vec, scc_set_vec, scc_edge_vec, scc_seen_vec, scc_scanq_vec, scc_rix_vec,
         scc_dmap_vec, scc_dnode_vec, scc_head_vec, scc_shared_vec, scc_rcount_vec, scc_redge_vec,
-        scc_pair_vec;
+        scc_pair_vec, scc_edge2_vec, scc_scanq2_vec, scc_inject2_vec, scc_scanned_vec,
+        scc_pool_vec;
     void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
     uintptr_t least, greatest;      /* their values at hp_trace_begin */
 } hp_trace_index;
 extern hp_trace_index hp_trace_ix_;
+/* The page of the last lookup (of the walk's main thread; on a cache line
+ * of its own, away from the index's fields every lookup reads). */
+extern hp_page *hp_trace_last_page;
 
 static inline uint64_t hp_trace_slot_of(uintptr_t base) { return hp_mix64(base >> 4); }
 
@@ -119,15 +122,22 @@ static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
     return s ? *s : HP_NO_RECORD;
 }
 
+/* The slot of an object starting exactly at `base`, or NULL; *last is
+ * the caller's cache of the last page looked up. */
+static inline hp_slot *hp_trace_slot_at_c(uintptr_t base, hp_page **last)
+{
+    hp_page *p = *last;
+    if (!p || p->page != base >> 12) {
+        p = hp_trace_page_find(base >> 12);
+        if (p) *last = p;
+    }
+    return p ? hp_trace_slot_on(p, base) : NULL;
+}
+
 /* The slot of an object starting exactly at `base`, or NULL. */
 static inline hp_slot *hp_trace_slot_at(uintptr_t base)
 {
-    hp_page *p = hp_trace_ix_.last_page;
-    if (!p || p->page != base >> 12) {
-        p = hp_trace_page_find(base >> 12);
-        if (p) hp_trace_ix_.last_page = p;
-    }
-    return p ? hp_trace_slot_on(p, base) : NULL;
+    return hp_trace_slot_at_c(base, &hp_trace_last_page);
 }
 
 /* The record of the tracked object starting exactly at `base`, or
@@ -142,13 +152,13 @@ static inline uint32_t hp_trace_record_at(uintptr_t base)
  * hp_trace_record_on(): the page entry is looked up (the page table is
  * small), the slot, a likely cache miss, only prefetched. Returns the page
  * entry, or NULL when v's page holds no tracked object. */
-static inline hp_page *hp_trace_prefetch_slot(uintptr_t v)
+static inline hp_page *hp_trace_prefetch_slot_c(uintptr_t v, hp_page **last)
 {
-    hp_page *p = hp_trace_ix_.last_page;
+    hp_page *p = *last;
     if (!p || p->page != v >> 12) {
         p = hp_trace_page_find(v >> 12);
         if (!p) return NULL;
-        hp_trace_ix_.last_page = p;
+        *last = p;
     }
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
     if (k < p->nslots)
@@ -161,10 +171,10 @@ static inline hp_page *hp_trace_prefetch_slot(uintptr_t v)
  * not indexed or that slot holds no record. */
 static inline uint32_t hp_trace_record_containing(uintptr_t v, uintptr_t *base)
 {
-    hp_page *p = hp_trace_ix_.last_page;
+    hp_page *p = hp_trace_last_page;
     if (!p || p->page != v >> 12) {
         p = hp_trace_page_find(v >> 12);
-        if (p) hp_trace_ix_.last_page = p;
+        if (p) hp_trace_last_page = p;
     }
     if (!p || !p->inv) return HP_NO_RECORD;
     uint32_t off = (uint32_t)(v & 4095);

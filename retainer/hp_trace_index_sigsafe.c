@@ -6,6 +6,7 @@
 #include <string.h>
 
 hp_trace_index hp_trace_ix_;
+hp_page *hp_trace_last_page __attribute__((aligned(64)));
 
 hp_tentry *hp_trace_insert(uintptr_t base)
 {

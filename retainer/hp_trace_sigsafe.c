@@ -115,7 +115,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         return -1;
     }
     hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
-    hp_trace_ix_.last_page = NULL;
+    hp_trace_last_page = NULL;
     hp_trace_ix_.page_cap = p2;
     memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
     hp_trace_ix_.pages_used = 0;
