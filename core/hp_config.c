@@ -13,7 +13,8 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "out=PATH, outputs=all|none|csv+pprof+folded, " \
     "report=off|gen|kind|full, ccs=NAME, module=NAME, kind=NAME, " \
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
-    "walk=auto|depth|components, dominators=yes|no, stacks=yes|no, sample=BYTES, seed=N, " \
+    "walk=auto|depth|components, helper=auto|yes|no, dominators=yes|no, stacks=yes|no, " \
+    "sample=BYTES, seed=N, " \
     "ldv=adaptive|page|precise, repeat=N, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
@@ -91,6 +92,8 @@ const char *hp_config_help(void)
 "              the retainer profile names it (NOROOT:(id)stack:main, ...)\n"
 "  walk=W      retainer sets by: auto (default), depth (from each root in\n"
 "              turn), components (strongly connected: each object once)\n"
+"  helper=H    the component walk's heaviest step on a second thread: auto\n"
+"              (default: two CPUs or more and 65,536 objects or more), yes, no\n"
 "  sample=B    modes cc, module, kind: record only sampled objects, one per B\n"
 "              bytes on average (e.g. 512K); every figure is an estimate,\n"
 "              scaled by the inverse of each object's chance of being sampled\n"
@@ -394,6 +397,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': walk is auto, depth or "
                         "components", s, n);
+            } else if (key_is(s, klen, "helper")) {
+                if (key_is(v, vlen, "auto")) c->walk_helper = HP_HELPER_AUTO;
+                else if (key_is(v, vlen, "yes")) c->walk_helper = HP_HELPER_YES;
+                else if (key_is(v, vlen, "no")) c->walk_helper = HP_HELPER_NO;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': helper is auto, yes or no", s, n);
             } else if (key_is(s, klen, "noroot")) {
                 if (key_is(v, vlen, "yes")) c->noroot = HP_NOROOT_YES;
                 else if (key_is(v, vlen, "no")) c->noroot = HP_NOROOT_NO;

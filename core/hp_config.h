@@ -63,6 +63,7 @@ typedef struct hp_config {
     char filter_rset[HP_FILTER_MAX];
     int noroot;           /* roots mode: bytes reachable from no named root: HP_NOROOT_* */
     int ret_walk;         /* retainer sets: HP_WALK_* */
+    int walk_helper;      /* helper=: HP_HELPER_* (the component walk's second thread) */
     int dominators;       /* retainer: retained sizes by the dominator tree */
     uint64_t sample;      /* sample=BYTES: mean distance between sampled
                              bytes (core/hp_sample.h); 0: every object */
@@ -78,6 +79,7 @@ enum { HP_NOROOT_NO, HP_NOROOT_YES, HP_NOROOT_RETAINERS };
  * chosen per census from the last one, depth-first from each root, or by
  * strongly connected components. */
 enum { HP_WALK_AUTO = 0, HP_WALK_DEPTH = 1, HP_WALK_SCC = 2 };
+enum { HP_HELPER_AUTO = 0, HP_HELPER_NO = 1, HP_HELPER_YES = 2 };
 
 /* bands=: the biographical bands crossed with stacks (those known at an
  * object's death: DRAG and VOID). */

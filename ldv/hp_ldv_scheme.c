@@ -14,6 +14,7 @@
 #include "retainer/hp_retainer.h"
 #include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace.h"
+#include "core/hp_helper.h"
 
 const hp_scheme hp_scheme_ldv = {
     .name = "ldv",
@@ -41,6 +42,9 @@ static int byret_init(void)
     if (hp_trace_init() != 0 || hp_rootrec_init() != 0 || hp_retainer_init() != 0 ||
         hp_ldv_byret_init() != 0)
         return -1;
+    /* The traversal reads pages ldv protects: the walk stays on the
+     * collecting thread, whose faults the handler serves. */
+    hp_helper_forbid();
     return 0;
 }
 

@@ -701,6 +701,13 @@ void hp_retainer_write_prof(int fd)
                          "reference share their referrer's set): ");
         hp_buf_u64(&out, hp_ret_.scc_heads_censuses);
         hp_buf_str(&out, " of them\n");
+        hp_buf_str(&out, "  with a helper thread (the walk's first step shared by two threads, "
+                         "helper=");
+        hp_buf_str(&out, hp_rt.cfg.walk_helper == HP_HELPER_YES  ? "yes"
+                         : hp_rt.cfg.walk_helper == HP_HELPER_NO ? "no" : "auto");
+        hp_buf_str(&out, "): ");
+        hp_buf_u64(&out, hp_trace_scc_helper_walks());
+        hp_buf_str(&out, " of them\n");
     }
     if (hp_rt.cfg.dominators) {
         if (dom_text.len) {

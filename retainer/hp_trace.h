@@ -116,6 +116,9 @@ int hp_trace_scc_object(uintptr_t base, uint32_t set);
 /* Labels every object reached; *ok is 0 when out of memory (labels then
  * stay invalid: not reached). */
 hp_trace_stats hp_trace_scc_end(int *ok);
+/* Component walks whose first step a helper thread shared (Note [Two
+ * walkers] of hp_trace_scc_sigsafe.c), over the run. */
+uint64_t hp_trace_scc_helper_walks(void);
 
 /* For the component walk (hp_trace_scc_sigsafe.c): the object `v` points
  * into -- a record index, or an untracked entry in *untracked, or

@@ -3,6 +3,7 @@
  * itself is hp_trace_sigsafe.c, its indexes hp_trace_index_sigsafe.c. */
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
+#include "core/hp_helper.h"
 
 #include <dlfcn.h>
 
@@ -26,7 +27,9 @@ int hp_trace_init(void)
                      &hp_trace_ix_.scc_dmap_vec, &hp_trace_ix_.scc_dnode_vec,
                      &hp_trace_ix_.scc_head_vec, &hp_trace_ix_.scc_shared_vec,
                      &hp_trace_ix_.scc_rcount_vec, &hp_trace_ix_.scc_redge_vec,
-                     &hp_trace_ix_.scc_pair_vec};
+                     &hp_trace_ix_.scc_pair_vec, &hp_trace_ix_.scc_edge2_vec,
+                     &hp_trace_ix_.scc_scanq2_vec, &hp_trace_ix_.scc_inject2_vec,
+                     &hp_trace_ix_.scc_scanned_vec, &hp_trace_ix_.scc_pool_vec};
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++)
         if (hp_vec_reserve(scc[i], (size_t)1 << 38) != 0) return -1;
     /* Arrays sized by the heap at each census grow by a quarter, not
@@ -34,6 +37,8 @@ int hp_trace_init(void)
      * up to half of each as slack. */
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++) scc[i]->grow_pct = 25;
     hp_trace_ix_.page_vec.grow_pct = hp_trace_ix_.slot_vec.grow_pct = 25;
+    /* The component walk's second thread (without it, the walk is alone). */
+    (void)hp_helper_init();
     /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's
      * macros do) has them copy-relocated into itself, and that copy is the
      * one the collector updates; RTLD_NEXT would find libgc's unused one. */

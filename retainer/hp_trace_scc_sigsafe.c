@@ -105,8 +105,10 @@
  * own (hp_vec), reserved at start-up. */
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
+#include "core/hp_helper.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
+#include "core/hp_sys.h"
 
 #include <string.h>
 
@@ -140,7 +142,7 @@ typedef struct ordered { uint32_t node, ecnt; uint64_t eoff; } ordered;
 static hp_trace_scc_ops ops;
 static size_t nrecs;
 static hp_rec *recs;
-static uint32_t nnodes, ndense, counter, ncomp;
+static uint32_t ndense, counter, ncomp;
 /* A node's edges: edges[eoff .. eoff + ecnt). */
 typedef struct snode { uint64_t eoff; uint32_t ecnt, pad; } snode;
 static snode *nd;       /* by dense id */
@@ -159,16 +161,12 @@ static uint64_t refinds;   /* edges to a node found before */
 static uint32_t cnext;  /* the next component's word; completed ones are above */
 static uint32_t *tstack, *comp_start, *comp_set;
 static ordered *order;
-static uint32_t *edges;   /* each node's targets, found once */
+static uint32_t *edges;   /* each node's targets, found once (after step 0) */
 static uint64_t tdepth, nframes, ninject, norder, nedges;
 static frame *frames;
 static inject *injects;
 static uintptr_t *ubase;   /* base of untracked node nrecs + k */
 static uint64_t *seen;     /* step 0: a bit per node */
-static uint32_t *scanq;    /* step 0: nodes to scan (a stack) */
-static uint64_t nscanq;
-static uint32_t ring[HP_SCC_RING];
-static unsigned ring_head, ring_n;
 /* A word read, waiting while its index slot is fetched: the edge it
  * fills (edges[pos]), or, for a retainer's word, the set to inject. */
 typedef struct pword {
@@ -177,10 +175,9 @@ typedef struct pword {
     const hp_page *page;
     uint32_t set, inject, src;   /* src: the dense id of the object read */
 } pword;
-static pword wring[HP_SCC_WRING];
 static int use_wring;      /* the heap is big enough for the word ring */
-static unsigned wring_head, wring_n;
 static int failed, all_interior;
+static int nwalkers;            /* 2 while the helper walks, else 1 */
 static hp_trace_stats st;
 
 /* Room for `count` of `type` in `vec`, `ptr` its base: 0, or -1 (and the
@@ -226,22 +223,112 @@ static int seen_room(uint32_t n)
     return 0;
 }
 
+/* Step 0's walkers (Note [Two walkers], below). */
+#define HP_SCC_BLOCK 256        /* dense ids a walker takes at a time */
+#define HP_SCC_SHARE_MIN 64     /* a scan stack worth sharing */
+/* helper=auto: the main walker starts alone, and takes a helper once it
+ * has read this many words (with less work, making the thread and
+ * sharing cost more than they save) while taking the lock (Note [Two
+ * walkers]) for fewer than one node in HP_SCC_HELPER_LOCKS: the walkers
+ * then seldom wait for each other. (Inkscape's heap, full of C++ objects
+ * reached through interior pointers and of uncollectable retainers: 2.3
+ * locks a node, and its walk 4 times slower with a helper than without;
+ * Guile's hash table: one lock in 76 nodes, step 0 a quarter to a third
+ * faster.) */
+#define HP_SCC_HELPER_WORDS ((uint64_t)1 << 18)
+#define HP_SCC_HELPER_LOCKS 8
+
+typedef struct __attribute__((aligned(64))) walker {
+    uint32_t ring[HP_SCC_RING];
+    unsigned ring_head, ring_n;
+    pword wring[HP_SCC_WRING];
+    unsigned wring_head, wring_n;
+    uint32_t *scanq;            /* nodes to scan (a stack) */
+    uint64_t nscanq;
+    uint32_t *edges;            /* the edges of the nodes it scanned */
+    uint64_t nedges;
+    inject *injects;
+    uint64_t ninject;
+    uint32_t *scanned;          /* the helper's: the nodes it gave edges */
+    uint64_t nscanned;
+    uint32_t next, block_end;   /* its dense ids [next, block_end) unused */
+    hp_vec *scanq_vec, *edge_vec, *inject_vec, *scanned_vec;
+    hp_page *last_page;         /* its page cache (hp_trace_slot_at_c) */
+    uint64_t refinds;           /* edges to a node found before */
+    uint64_t locked;            /* times it took wlock (or would have, alone) */
+    hp_trace_stats st;
+} walker;
+/* Each on cache lines of its own: a walker's state, the lock and what
+ * it guards, the sharing counts every scan step reads. */
+static walker walkers[2] __attribute__((aligned(64)));
+static uint64_t helper_walks;   /* traversals whose step 0 had a helper */
+static int may_start;           /* helper=auto: the main walker may start one */
+static struct {
+    int lock;
+    uint32_t nnodes;            /* nodes so far: records, then untracked ones */
+    uint32_t next_block;        /* the next block's first id */
+    uint32_t *pool;             /* shared scan stack entries */
+} wl __attribute__((aligned(64)));
+static struct {
+    uint64_t npool;             /* written under wl.lock */
+    int hungry, gone;           /* walkers hungry; walkers done */
+} ws __attribute__((aligned(64)));
+
+
+static inline void lock_walkers(void)
+{
+    if (nwalkers < 2) return;
+    while (__atomic_exchange_n(&wl.lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&wl.lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+}
+
+static inline void unlock_walkers(void)
+{
+    if (nwalkers < 2) return;
+    __atomic_store_n(&wl.lock, 0, __ATOMIC_RELEASE);
+}
+
+static inline int is_failed(void) { return __atomic_load_n(&failed, __ATOMIC_RELAXED); }
+
+/* Room for `count` of `type` in walker-owned `vec` (a walker's alone: no
+ * lock), `ptr` its base. */
+#define WENSURE(vec, ptr, count, type)                                              \
+    ((size_t)(count) * sizeof(type) <= (vec)->committed && (ptr)                    \
+         ? 0                                                                        \
+         : hp_vec_ensure((vec), (size_t)(count) * sizeof(type)) == 0                \
+               ? ((ptr) = (type *)(vec)->base, 0)                                   \
+               : (__atomic_store_n(&failed, 1, __ATOMIC_RELAXED), -1))
+
 int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 {
     ops = *o;
     failed = 0;
     memset(&st, 0, sizeof st);
     recs = hp_shadow_table(&nrecs);
-    nnodes = (uint32_t)nrecs;
+    wl.nnodes = (uint32_t)nrecs;
     ndense = counter = ncomp = dense_cap = 0;
     refinds = 0;
     edges = NULL;   /* (the last walk may have left it at the reduced graph's) */
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
-    nscanq = ring_head = ring_n = wring_head = wring_n = 0;
     use_wring = nrecs >= HP_SCC_WRING_MIN;
+    hp_vec *vecs[2][4] = {
+        {&hp_trace_ix_.scc_scanq_vec, &hp_trace_ix_.scc_edge_vec, &hp_trace_ix_.scc_inject_vec,
+         NULL},
+        {&hp_trace_ix_.scc_scanq2_vec, &hp_trace_ix_.scc_edge2_vec, &hp_trace_ix_.scc_inject2_vec,
+         &hp_trace_ix_.scc_scanned_vec}};
+    for (int i = 0; i < 2; i++) {
+        walker *w = &walkers[i];
+        memset(w, 0, sizeof *w);
+        w->scanq_vec = vecs[i][0];
+        w->edge_vec = vecs[i][1];
+        w->inject_vec = vecs[i][2];
+        w->scanned_vec = vecs[i][3];
+    }
+    nwalkers = 1;
+    wl.next_block = 0;
     seen_words = 0;
-    if (node_room(nnodes + 1) != 0 || seen_room(nnodes + 1) != 0 || dense_room(1024) != 0)
+    if (node_room(wl.nnodes + 1) != 0 || seen_room(wl.nnodes + 1) != 0 || dense_room(1024) != 0)
         return -1;
     cnext = HP_SCC_CTOP;
     return 0;
@@ -249,17 +336,31 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
 
 /* The node of what word v points to, or HP_NO_RECORD; a tracked one's
  * slot in *slot (NULL for an untracked one). */
-static uint32_t node_of(uintptr_t v, int interior, hp_slot **slot)
+static uint32_t node_of_slow(uintptr_t v, int interior, hp_slot **slot);
+
+static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **slot)
 {
     *slot = NULL;
     if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
     /* Most words point at a tracked object's start: the index, inline. */
-    hp_slot *s = hp_trace_slot_at(v);
+    hp_slot *s = hp_trace_slot_at_c(v, &w->last_page);
     if (s && s[0] != HP_NO_RECORD) {
         if (s[0] >= nrecs) return HP_NO_RECORD;
         *slot = s;
         return s[0];
     }
+    lock_walkers();
+    w->locked++;
+    uint32_t t = node_of_slow(v, interior, slot);
+    unlock_walkers();
+    return t;
+}
+
+/* node_of() of a word that is not a tracked object's start (wlock held:
+ * the untracked index, its node ids and the index's page cache are
+ * shared). */
+static uint32_t node_of_slow(uintptr_t v, int interior, hp_slot **slot)
+{
     hp_tentry *e;
     uint32_t idx = hp_trace_target(v, interior, &e);
     if (idx != HP_NO_RECORD) {
@@ -270,11 +371,11 @@ static uint32_t node_of(uintptr_t v, int interior, hp_slot **slot)
     }
     if (!e) return HP_NO_RECORD;
     if (e->pending) return (uint32_t)(e->pending - 1);
-    uint32_t k = nnodes;
+    uint32_t k = wl.nnodes;
     if (node_room(k + 1) != 0 || seen_room(k + 1) != 0 ||
         ENSURE(scc_ubase_vec, ubase, k - nrecs + 1, uintptr_t) != 0)
         return HP_NO_RECORD;
-    nnodes++;
+    wl.nnodes++;
     ubase[k - nrecs] = e->base;
     e->pending = (uint64_t)k + 1;
     return k;
@@ -290,77 +391,172 @@ static int words_of(uint32_t n, uintptr_t *lo, uintptr_t *hi)
         *hi = r->base + r->granted;
         return 1;
     }
+    lock_walkers();   /* (the untracked index may be growing) */
     const hp_tentry *e = hp_trace_lookup(ubase[n - nrecs]);
-    if (!e || (e->size & 1)) return 0;
-    *lo = e->base;
-    *hi = e->base + (e->size & ~(uintptr_t)1);
-    return 1;
+    int scanned = e && !(e->size & 1);
+    if (scanned) {
+        *lo = e->base;
+        *hi = e->base + (e->size & ~(uintptr_t)1);
+    }
+    unlock_walkers();
+    return scanned;
 }
 
 static const hp_rec *rec_of(uint32_t n) { return n < nrecs ? &recs[n] : NULL; }
 
-static void add_inject(uint32_t node, uint32_t set)
+/* ---- Step 0: the edges. ----
+ *
+ * Note [Two walkers]
+ * ~~~~~~~~~~~~~~~~~~~
+ * Step 0 is most of a traversal's time on a big heap (Guile's hash table
+ * at a million objects: 42 of 68 ms a census) and, like the collector's
+ * mark, it waits on memory; the collector marks with a thread per CPU.
+ * With a helper thread (core/hp_helper.h: heapprof's own, made for the
+ * step while the world is stopped) two walkers share it, each with its
+ * own rings, scan stack, edges, injections and counts:
+ *  - A tracked node is claimed by a compare-and-swap of its slot's
+ *    dense-id word, from HP_NO_RECORD to the claimer's next dense id; a
+ *    walker that loses takes the winner's id, as a node found before.
+ *    What else changes shared tables -- an untracked node (seen, dmap,
+ *    the untracked index), a retainer's identity, the arrays by dense id
+ *    growing -- is done under `wlock`, a spin lock only the walkers take
+ *    (no thread of the program can hold it).
+ *  - Dense ids are taken HP_SCC_BLOCK at a time, so claims share no
+ *    counter. The first finder must still have the lower id (Note [Tree
+ *    nodes]): a walker about to give an id not above its source's takes a
+ *    new block, above every id given. The ids a block leaves unused are
+ *    holes: no node (dnode HP_NO_RECORD), never reached (rix 0), no edges.
+ *  - A walker with nothing left to scan is hungry; a busy walker that sees
+ *    a hungry one and an empty pool moves the older half of its scan stack
+ *    to the pool, where the hungry one takes it. The step ends for a
+ *    walker when every walker is hungry and the pool is empty (a walker
+ *    gives to the pool only while it is not hungry, so then none will).
+ *  - At the end the helper's edges are appended to the main walker's, the
+ *    nodes it scanned moved to them, and its injections and counts added.
+ * A single walker (one CPU, a small heap, walk_helper=no, or no helper to
+ * be had) runs the same code, with no one to share with and no atomics. */
+
+static void add_inject(walker *w, uint32_t node, uint32_t set)
 {
-    if (ENSURE(scc_inject_vec, injects, ninject + 1, inject) != 0) return;
-    injects[ninject++] = (inject){node, set};
+    if (WENSURE(w->inject_vec, w->injects, w->ninject + 1, inject) != 0) return;
+    w->injects[w->ninject++] = (inject){node, set};
 }
 
-/* ---- Step 0: the edges. ---- */
+/* The dense ids [from, to) given no node. */
+static void holes(uint32_t from, uint32_t to)
+{
+    for (uint32_t d = from; d < to; d++) {
+        dnode[d] = HP_NO_RECORD;
+        nd[d] = (snode){0};
+        rix[d] = 0;
+        hd[d] = HP_SCC_NOPRED;
+    }
+}
+
+/* A new block of dense ids for w (wlock held when `locked`): 0, or -1. */
+static int new_block(walker *w, int locked)
+{
+    if (!locked) lock_walkers();
+    uint32_t b = wl.next_block;
+    int ok = b <= ((uint32_t)1 << 30) - HP_SCC_BLOCK &&
+             (b + HP_SCC_BLOCK <= dense_cap ||
+              dense_room(b + HP_SCC_BLOCK + dense_cap / 4 + 4096) == 0);
+    if (ok) {
+        wl.next_block = b + HP_SCC_BLOCK;
+        /* Its shared bits are its own words (a block is 64-aligned). */
+        memset(&shared[b >> 6], 0, HP_SCC_BLOCK / 8);
+    } else {
+        __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+    }
+    if (!locked) unlock_walkers();
+    if (!ok) return -1;
+    holes(w->next, w->block_end);
+    w->next = b;
+    w->block_end = b + HP_SCC_BLOCK;
+    return 0;
+}
 
 /* Node t, which the word v of dense id src points to (HP_SCC_NOPRED: an
  * injection's word), is reached: its dense id. The first time, it is given
- * the next (Note [Dense ids]), and waits in the ring while its record and
- * words are fetched, then goes on the scan stack; after that, it is shared
- * (Note [Tree nodes]). A tracked node's dense id is kept in its slot
- * `s`, which the caller has just read (an untracked one's, or a record's
- * without a slot, in dmap). HP_NO_RECORD when out of memory. */
-static uint32_t first_find(uint32_t t, uintptr_t v, uint32_t src, hp_slot *s);
+ * the walker's next (Note [Dense ids]), and waits in the ring while its
+ * record and words are fetched, then goes on the scan stack; after that,
+ * it is shared (Note [Tree nodes]). A tracked node's dense id is kept in
+ * its slot `s`, which the caller has just read (an untracked one's, or a
+ * record's without a slot, in dmap). HP_NO_RECORD when out of memory. */
+static uint32_t first_find(walker *w, uint32_t t, uintptr_t v, uint32_t src, hp_slot *s,
+                           int locked);
+
+static inline __attribute__((always_inline)) void refound(walker *w, uint32_t d, uint32_t src)
+{
+    uint64_t bit = (uint64_t)1 << (d & 63);
+    if (!(__atomic_load_n(&shared[d >> 6], __ATOMIC_RELAXED) & bit)) {
+        if (nwalkers > 1) __atomic_fetch_or(&shared[d >> 6], bit, __ATOMIC_RELAXED);
+        else shared[d >> 6] |= bit;
+    }
+    w->refinds += src != HP_SCC_NOPRED;
+}
 
 static inline __attribute__((always_inline)) uint32_t
-discover(uint32_t t, uintptr_t v, uint32_t src, hp_slot *s)
+discover(walker *w, uint32_t t, uintptr_t v, uint32_t src, hp_slot *s)
 {
     uint32_t d;
     if (s) {
-        d = s[1];
-        if (d == HP_NO_RECORD) return first_find(t, v, src, s);
+        d = __atomic_load_n(&s[1], __ATOMIC_RELAXED);
+        if (d == HP_NO_RECORD) return first_find(w, t, v, src, s, 0);
     } else {
-        if (!((seen[t >> 6] >> (t & 63)) & 1)) return first_find(t, v, src, s);
+        lock_walkers();
+        w->locked++;
+        if (!((seen[t >> 6] >> (t & 63)) & 1)) {
+            d = first_find(w, t, v, src, s, 1);
+            unlock_walkers();
+            return d;
+        }
         d = dmap[t];
+        unlock_walkers();
     }
-    shared[d >> 6] |= (uint64_t)1 << (d & 63);
-    refinds += src != HP_SCC_NOPRED;
+    refound(w, d, src);
     return d;
 }
 
-/* discover(), the first time t is found. */
-__attribute__((noinline)) static uint32_t first_find(uint32_t t, uintptr_t v, uint32_t src,
-                                                     hp_slot *s)
+/* discover(), the first time t is found (wlock held when `locked`: an
+ * untracked node). */
+__attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uintptr_t v,
+                                                     uint32_t src, hp_slot *s, int locked)
 {
-    uint64_t bit = (uint64_t)1 << (t & 63);
-    if (ndense == dense_cap && (ndense >= (uint32_t)1 << 30 ||
-                                dense_room(dense_cap + dense_cap / 4 + 4096) != 0))
+    if ((w->next == w->block_end || (src != HP_SCC_NOPRED && w->next <= src)) &&
+        new_block(w, locked) != 0)
         return HP_NO_RECORD;
+    uint32_t d = w->next;
+    if (s) {
+        uint32_t was = HP_NO_RECORD;
+        if (nwalkers > 1) {
+            if (!__atomic_compare_exchange_n(&s[1], &was, d, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE)) {
+                refound(w, was, src);   /* (the other walker was first) */
+                return was;
+            }
+        } else {
+            s[1] = d;
+        }
+    } else {
+        seen[t >> 6] |= (uint64_t)1 << (t & 63);
+        dmap[t] = d;
+    }
+    w->next++;
     if (t < nrecs) __builtin_prefetch(&recs[t]);
     __builtin_prefetch((const void *)v);
-    uint32_t d = ndense++;
     dnode[d] = t;
     nd[d] = (snode){0};
     rix[d] = 0;
     hd[d] = src;
-    if ((d & 63) == 0) shared[d >> 6] = 0;
-    if (s) s[1] = d;
-    else {
-        seen[t >> 6] |= bit;
-        dmap[t] = d;
+    if (w->ring_n == HP_SCC_RING) {
+        if (WENSURE(w->scanq_vec, w->scanq, w->nscanq + 1, uint32_t) != 0) return HP_NO_RECORD;
+        w->scanq[w->nscanq++] = w->ring[w->ring_head];
+        w->ring_head = (w->ring_head + 1) % HP_SCC_RING;
+        w->ring_n--;
     }
-    if (ring_n == HP_SCC_RING) {
-        if (ENSURE(scc_scanq_vec, scanq, nscanq + 1, uint32_t) != 0) return HP_NO_RECORD;
-        scanq[nscanq++] = ring[ring_head];
-        ring_head = (ring_head + 1) % HP_SCC_RING;
-        ring_n--;
-    }
-    ring[(ring_head + ring_n) % HP_SCC_RING] = d;
-    ring_n++;
+    w->ring[(w->ring_head + w->ring_n) % HP_SCC_RING] = d;
+    w->ring_n++;
     return d;
 }
 
@@ -368,106 +564,231 @@ __attribute__((noinline)) static uint32_t first_find(uint32_t t, uintptr_t v, ui
  * a retainer's word an injection (not an edge: a new start, with the
  * retainer's identity); t is reached. */
 static inline __attribute__((always_inline)) void
-take_word(uint32_t t, hp_slot *s, uintptr_t v, uint32_t inject, uint32_t set, uint64_t pos,
-          uint32_t src)
+take_word(walker *w, uint32_t t, hp_slot *s, uintptr_t v, uint32_t inject, uint32_t set,
+          uint64_t pos, uint32_t src)
 {
-    uint32_t d = discover(t, v, inject ? HP_SCC_NOPRED : src, s);
+    uint32_t d = discover(w, t, v, inject ? HP_SCC_NOPRED : src, s);
     if (d == HP_NO_RECORD) {   /* (out of memory: the census fails) */
-        if (!inject) edges[pos] = HP_SCC_NONE;
+        if (!inject) w->edges[pos] = HP_SCC_NONE;
         return;
     }
-    if (inject) add_inject(d, set);
-    else edges[pos] = d;
+    if (inject) add_inject(w, d, set);
+    else w->edges[pos] = d;
 }
 
 /* The next edge's place (edges[*pos]): 0, or -1 when out of memory. */
-static int edge_place(uint64_t *pos)
+static int edge_place(walker *w, uint64_t *pos)
 {
-    if (ENSURE(scc_edge_vec, edges, nedges + 1, uint32_t) != 0) return -1;
-    *pos = nedges++;
+    if (WENSURE(w->edge_vec, w->edges, w->nedges + 1, uint32_t) != 0) return -1;
+    *pos = w->nedges++;
     return 0;
 }
 
 /* The oldest waiting word: what it points at, its slot fetched by now. */
-static void resolve_word(void)
+static void resolve_word(walker *w)
 {
-    pword w = wring[wring_head];
-    wring_head = (wring_head + 1) % HP_SCC_WRING;
-    wring_n--;
+    pword p = w->wring[w->wring_head];
+    w->wring_head = (w->wring_head + 1) % HP_SCC_WRING;
+    w->wring_n--;
     /* Most words point at a tracked object's start, on the page found
      * when the word was read. */
-    hp_slot *s = w.page ? hp_trace_slot_on(w.page, w.v) : NULL;
+    hp_slot *s = p.page ? hp_trace_slot_on(p.page, p.v) : NULL;
     uint32_t t = s ? s[0] : HP_NO_RECORD;
-    if (t >= nrecs) t = node_of(w.v, all_interior, &s);
-    if (t != HP_NO_RECORD) take_word(t, s, w.v, w.inject, w.set, w.pos, w.src);
-    else if (!w.inject) edges[w.pos] = HP_SCC_NONE;
+    if (t >= nrecs) t = node_of(w, p.v, all_interior, &s);
+    if (t != HP_NO_RECORD) take_word(w, t, s, p.v, p.inject, p.set, p.pos, p.src);
+    else if (!p.inject) w->edges[p.pos] = HP_SCC_NONE;
 }
 
 /* The words of dense id d's node, read once: what they point to becomes
  * its edges (a retainer's: injections instead, each target a new start). */
-static void scan(uint32_t d)
+static void scan(walker *w, uint32_t d)
 {
     uint32_t n = dnode[d];
-    st.objects++;
+    w->st.objects++;
     uintptr_t lo, hi;
     const hp_rec *r = rec_of(n);
+    w->locked += n >= nrecs;   /* (words_of locks for an untracked node) */
     if (!words_of(n, &lo, &hi)) return;
     int is_ret = ops.is_retainer(r);
-    uint32_t id = is_ret ? ops.retainer_set(r) : 0;
-    uint64_t eoff = nedges;
+    uint32_t id = 0;
+    if (is_ret) {
+        lock_walkers();
+        w->locked++;
+        id = ops.retainer_set(r);
+        unlock_walkers();
+    }
+    uint64_t eoff = w->nedges;
     lo = (lo + 7) & ~(uintptr_t)7;
-    for (uintptr_t a = lo; a + 8 <= hi && !failed; a += 8) {
-        st.words++;
+    for (uintptr_t a = lo; a + 8 <= hi && !is_failed(); a += 8) {
+        w->st.words++;
         uintptr_t v = *(const uintptr_t *)a;
         if (!hp_trace_in_heap(v)) continue;
         uint64_t pos = 0;
         if (!use_wring) {   /* resolved at once */
             hp_slot *s;
-            uint32_t t = node_of(v, all_interior, &s);
+            uint32_t t = node_of(w, v, all_interior, &s);
             if (t == HP_NO_RECORD) continue;
-            if (!is_ret && edge_place(&pos) != 0) return;
-            take_word(t, s, v, (uint32_t)is_ret, id, pos, d);
+            if (!is_ret && edge_place(w, &pos) != 0) return;
+            take_word(w, t, s, v, (uint32_t)is_ret, id, pos, d);
             continue;
         }
-        const hp_page *pg = hp_trace_prefetch_slot(v);
-        if (wring_n == HP_SCC_WRING) resolve_word();
-        if (!is_ret && edge_place(&pos) != 0) return;
-        pword w = {pos, v, pg, id, (uint32_t)is_ret, d};
-        wring[(wring_head + wring_n) % HP_SCC_WRING] = w;
-        wring_n++;
+        const hp_page *pg = hp_trace_prefetch_slot_c(v, &w->last_page);
+        if (w->wring_n == HP_SCC_WRING) resolve_word(w);
+        if (!is_ret && edge_place(w, &pos) != 0) return;
+        pword p = {pos, v, pg, id, (uint32_t)is_ret, d};
+        w->wring[(w->wring_head + w->wring_n) % HP_SCC_WRING] = p;
+        w->wring_n++;
     }
     nd[d].eoff = eoff;
-    nd[d].ecnt = (uint32_t)(nedges - eoff);
+    nd[d].ecnt = (uint32_t)(w->nedges - eoff);
+    if (w != &walkers[0] && nd[d].ecnt) {
+        if (WENSURE(w->scanned_vec, w->scanned, w->nscanned + 1, uint32_t) != 0) return;
+        w->scanned[w->nscanned++] = d;
+    }
 }
 
-/* Scan until nothing waits: the stack first, then the ring's oldest. */
-static void scan_all(void)
+/* Give the older half of w's scan stack to a hungry walker. */
+static void share(walker *w)
 {
-    while (!failed) {
-        if (nscanq) {
+    lock_walkers();
+    if (!ws.npool) {
+        uint64_t h = w->nscanq / 2;
+        if (ENSURE(scc_pool_vec, wl.pool, h, uint32_t) == 0) {
+            memcpy(wl.pool, w->scanq, h * sizeof(uint32_t));
+            memmove(w->scanq, w->scanq + h, (w->nscanq - h) * sizeof(uint32_t));
+            w->nscanq -= h;
+            __atomic_store_n(&ws.npool, h, __ATOMIC_RELEASE);
+        }
+    }
+    unlock_walkers();
+}
+
+static void start_helper(void);
+
+/* Scan until nothing waits: the stack first, then the ring's oldest. */
+static void scan_all(walker *w)
+{
+    while (!is_failed()) {
+        if (may_start && (w->st.objects & 1023) == 0 && w->st.words >= HP_SCC_HELPER_WORDS &&
+            w->locked * HP_SCC_HELPER_LOCKS < w->st.objects)
+            start_helper();
+        if (w->nscanq) {
+            if (nwalkers > 1 && w->nscanq >= HP_SCC_SHARE_MIN &&
+                __atomic_load_n(&ws.hungry, __ATOMIC_RELAXED) > __atomic_load_n(&ws.gone, __ATOMIC_RELAXED) &&
+                !__atomic_load_n(&ws.npool, __ATOMIC_RELAXED))
+                share(w);
             /* The stack's next entries may have been found long ago (the
              * targets of a big object's words): ask for them again, the
              * record first, then, once it has come, the words. */
-            if (nscanq > 2 * HP_SCC_STACK_AHEAD) {
-                uint32_t f = dnode[scanq[nscanq - 1 - 2 * HP_SCC_STACK_AHEAD]];
+            if (w->nscanq > 2 * HP_SCC_STACK_AHEAD) {
+                uint32_t f = dnode[w->scanq[w->nscanq - 1 - 2 * HP_SCC_STACK_AHEAD]];
                 if (f < nrecs) __builtin_prefetch(&recs[f]);
             }
-            if (nscanq > HP_SCC_STACK_AHEAD) {
-                uint32_t f = dnode[scanq[nscanq - 1 - HP_SCC_STACK_AHEAD]];
+            if (w->nscanq > HP_SCC_STACK_AHEAD) {
+                uint32_t f = dnode[w->scanq[w->nscanq - 1 - HP_SCC_STACK_AHEAD]];
                 if (f < nrecs) __builtin_prefetch((const void *)recs[f].base);
             }
-            scan(scanq[--nscanq]);
-        } else if (ring_n) {
-            uint32_t t = ring[ring_head];
-            ring_head = (ring_head + 1) % HP_SCC_RING;
-            ring_n--;
-            scan(t);
-        } else if (wring_n) {
-            resolve_word();
+            scan(w, w->scanq[--w->nscanq]);
+        } else if (w->ring_n) {
+            uint32_t t = w->ring[w->ring_head];
+            w->ring_head = (w->ring_head + 1) % HP_SCC_RING;
+            w->ring_n--;
+            scan(w, t);
+        } else if (w->wring_n) {
+            resolve_word(w);
         } else {
             break;
         }
     }
+}
+
+/* A walker's part of step 0: its own work, then, while another walks,
+ * what the pool gives it, until every walker is hungry and the pool is
+ * empty. */
+static void walk(walker *w)
+{
+    for (;;) {
+        scan_all(w);
+        if (nwalkers < 2 || is_failed()) break;
+        __atomic_add_fetch(&ws.hungry, 1, __ATOMIC_SEQ_CST);
+        int fed = 0;
+        unsigned spins = 0;
+        while (!is_failed()) {
+            if (__atomic_load_n(&ws.npool, __ATOMIC_ACQUIRE)) {
+                lock_walkers();
+                uint64_t n = ws.npool;
+                if (n && WENSURE(w->scanq_vec, w->scanq, w->nscanq + n, uint32_t) == 0) {
+                    memcpy(w->scanq + w->nscanq, wl.pool, n * sizeof(uint32_t));
+                    w->nscanq += n;
+                    __atomic_store_n(&ws.npool, 0, __ATOMIC_RELEASE);
+                    fed = 1;
+                }
+                unlock_walkers();
+                if (fed) break;
+            }
+            if (__atomic_load_n(&ws.hungry, __ATOMIC_SEQ_CST) == nwalkers &&
+                !__atomic_load_n(&ws.npool, __ATOMIC_SEQ_CST))
+                break;
+            /* (the other walker may wait for this CPU: the helper, just
+             * made, may have been put on it) */
+            if (++spins % 1024 == 0) hp_sys_raw6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+            else __builtin_ia32_pause();
+        }
+        if (!fed) break;
+        __atomic_sub_fetch(&ws.hungry, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&ws.gone, 1, __ATOMIC_SEQ_CST);
+}
+
+static void helper_walk(void *arg) { walk((walker *)arg); }
+
+/* The helper joins the walk (from now on, claims are atomic and shared
+ * tables locked: the clone orders what was written before). */
+static void start_helper(void)
+{
+    may_start = 0;
+    nwalkers = 2;
+    if (hp_helper_start(helper_walk, &walkers[1]) != 0) nwalkers = 1;
+    else helper_walks++;
+}
+
+uint64_t hp_trace_scc_helper_walks(void) { return helper_walks; }
+
+/* Step 0, by one walker or two; then one walker's edges, injections and
+ * counts (walkers[0]'s, into the file's), and the last blocks' holes. */
+static void step0(void)
+{
+    walker *w0 = &walkers[0], *w1 = &walkers[1];
+    int cfg = hp_rt.cfg.walk_helper;
+    ws.hungry = ws.gone = 0;
+    ws.npool = 0;
+    may_start = cfg != HP_HELPER_NO && !ops.dominators && hp_helper_available();
+    w0->locked = 0;   /* (step 0's alone: the roots' words took it too) */
+    if (may_start && cfg == HP_HELPER_YES) start_helper();
+    walk(w0);
+    may_start = 0;
+    if (nwalkers > 1) hp_helper_join();
+    nwalkers = 1;
+    holes(w0->next, w0->block_end);
+    holes(w1->next, w1->block_end);
+    w0->next = w0->block_end = w1->next = w1->block_end = 0;
+    ndense = wl.next_block;
+    if (w1->nedges && !is_failed() &&
+        WENSURE(w0->edge_vec, w0->edges, w0->nedges + w1->nedges, uint32_t) == 0) {
+        memcpy(w0->edges + w0->nedges, w1->edges, w1->nedges * sizeof(uint32_t));
+        for (uint64_t i = 0; i < w1->nscanned; i++) nd[w1->scanned[i]].eoff += w0->nedges;
+        w0->nedges += w1->nedges;
+    }
+    for (uint64_t i = 0; i < w1->ninject && !is_failed(); i++)
+        add_inject(w0, w1->injects[i].node, w1->injects[i].set);
+    edges = w0->edges;
+    nedges = w0->nedges;
+    injects = w0->injects;
+    ninject = w0->ninject;
+    refinds = w0->refinds + w1->refinds;
+    st.objects = w0->st.objects + w1->st.objects;
+    st.words = w0->st.words + w1->st.words;
+
 }
 
 /* ---- Step 1: Tarjan's algorithm over the edges. ---- */
@@ -546,31 +867,34 @@ static void dfs(uint32_t start)
     }
 }
 
+/* The roots (before hp_trace_scc_end: the main walker alone). */
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
 {
+    walker *w = &walkers[0];
     if (failed) return;
     for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi && !failed; a += 8) {
-        st.words++;
+        w->st.words++;
         uintptr_t v = *(const uintptr_t *)a;
         hp_slot *s;
-        uint32_t t = node_of(v, interior, &s);
+        uint32_t t = node_of(w, v, interior, &s);
         if (t == HP_NO_RECORD) continue;
         /* (scanned at hp_trace_scc_end, with every root's targets in the
          * pipeline together) */
-        uint32_t d = discover(t, v, HP_SCC_NOPRED, s);
-        if (d != HP_NO_RECORD) add_inject(d, set);
+        uint32_t d = discover(w, t, v, HP_SCC_NOPRED, s);
+        if (d != HP_NO_RECORD) add_inject(w, d, set);
     }
 }
 
 int hp_trace_scc_object(uintptr_t base, uint32_t set)
 {
+    walker *w = &walkers[0];
     if (failed) return -1;
     hp_slot *s;
-    uint32_t t = node_of(base, 0, &s);
+    uint32_t t = node_of(w, base, 0, &s);
     if (t == HP_NO_RECORD) return -1;
-    uint32_t d = discover(t, base, HP_SCC_NOPRED, s);
+    uint32_t d = discover(w, t, base, HP_SCC_NOPRED, s);
     if (d == HP_NO_RECORD) return -1;
-    add_inject(d, set);
+    add_inject(w, d, set);
     return 0;
 }
 
@@ -754,7 +1078,7 @@ static int reduce_to_heads(uint64_t *visits)
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
     /* Every root target and retainer target (injections), in turn. */
-    scan_all();
+    step0();
     uint64_t visits = 0;
     int reduced = !failed && !ops.dominators && reduce_to_heads(&visits);
     for (uint64_t i = 0; i < ninject && !failed; i++) dfs(injects[i].node);
@@ -799,7 +1123,7 @@ hp_trace_stats hp_trace_scc_end(int *ok)
             if (e) e->label = HP_TRACE_SET_BIT | label;
         }
     }
-    st.untracked = nnodes - (uint32_t)nrecs;
+    st.untracked = wl.nnodes - (uint32_t)nrecs;
     if (ops.dominators) dominators();
     return st;
 }

@@ -139,17 +139,27 @@ class Retainer(hptest.ProfileTest):
         # (over heads only on trees: retainer/hp_trace_scc_sigsafe.c, Note
         # [Tree nodes]; over every node on meshes) gives the sets the
         # depth-first walk gives, census by census, for three seeds.
+        # The component walk's first step shared by a helper thread
+        # (retainer/hp_trace_scc_sigsafe.c, Note [Two walkers]: on every
+        # census with helper=yes) gives the same sets as without.
+        two_cpus = len(os.sched_getaffinity(0)) >= 2
         for seed in ("1", "7", "12345"):
             runs = {}
-            for walk in ("depth", "components"):
+            for walk in ("depth", "components", "components,helper=no"):
                 r, hp, prof = self.profile(["graphs", seed],
-                                           heapprof="retainer,interval=0,length=400,walk=" + walk)
+                                           heapprof="retainer,interval=0,length=400,walk=" + walk +
+                                           (",helper=yes" if walk == "components" else ""))
                 self.assertIn("PHASES 4 3", r.stdout)
                 runs[walk] = ([self.bands_without_gc_strays(s) for _, s in hp.samples], prof)
             depth, comps = runs["depth"][0], runs["components"][0]
             with self.subTest(seed=seed):
                 self.assertEqual(len(depth), 17)   # (15 censuses and the bookends)
                 self.assertEqual(comps, depth)
+                self.assertEqual(runs["components,helper=no"][0], depth)
+                self.assertIn("with a helper thread (the walk's first step shared by two "
+                              "threads, helper=yes): %d of them" % (15 if two_cpus else 0),
+                              runs["components"][1])
+                self.assertIn("helper=no): 0 of them", runs["components,helper=no"][1])
                 # Both ways of the component walk ran: over heads (the two
                 # tree phases' three censuses each) and over every node (the
                 # meshes', and the small heaps of the first and last).

@@ -88,6 +88,8 @@ class Flags(unittest.TestCase):
              "ldv,syscalls=wrappers,checkpoint=off"),
             (["-hr", "--walk=components"], "retainer,walk=components"),
             (["--walk=depth"], "retainer,walk=depth"),
+            (["--helper=no"], "retainer,helper=no"),
+            (["-hr", "--helper=yes"], "retainer,helper=yes"),
             (["--dominators=yes"], "retainer,dominators=yes"),
             (["--outputs=pprof+folded"], "outputs=pprof+folded"),
             # GHC's -hc -hb<bands>: the biography's bands by stack.

@@ -292,6 +292,11 @@ Test(config, retainer_and_roots_keys)
     cr_assert_eq(parse_ok("retainer,walk=components").ret_walk, HP_WALK_SCC);
     cr_assert_eq(parse_ok("retainer,walk=components,walk=auto").ret_walk, HP_WALK_AUTO);
     parse_bad("retainer,walk=scc", "'walk=scc'", "auto, depth or components", NULL);
+    cr_assert_eq(c.walk_helper, HP_HELPER_AUTO);
+    cr_assert_eq(parse_ok("retainer,helper=yes").walk_helper, HP_HELPER_YES);
+    cr_assert_eq(parse_ok("retainer,helper=no").walk_helper, HP_HELPER_NO);
+    cr_assert_eq(parse_ok("retainer,helper=no,helper=auto").walk_helper, HP_HELPER_AUTO);
+    parse_bad("retainer,helper=2", "'helper=2'", "auto, yes or no", NULL);
     parse_bad("roots,rset=g_cache", "'rset=g_cache'", "cannot be used in mode roots", NULL);
 }
 
