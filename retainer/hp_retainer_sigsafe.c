@@ -117,6 +117,12 @@ static int scc_is_retainer(const hp_rec *r) { return is_designated(r) || is_unco
 
 static uint32_t scc_retainer_set(const hp_rec *r) { return hp_ret_set_single(retainer_ident(r)); }
 
+/* A retainer's identity is its stack, and whether it is uncollectable. */
+static uint64_t scc_retainer_key(const hp_rec *r)
+{
+    return (uint64_t)r->ccs << 1 | (uint64_t)is_uncollectable(r);
+}
+
 static uint32_t scc_set_size(uint32_t s)
 {
     if (s == SET_MANY) return (uint32_t)hp_ret_.bound + 1;
@@ -128,6 +134,7 @@ static uint32_t scc_set_size(uint32_t s)
 static const hp_trace_scc_ops scc_ops = {
     .is_retainer = scc_is_retainer,
     .retainer_set = scc_retainer_set,
+    .retainer_key = scc_retainer_key,
     .empty_set = hp_ret_set_empty,
     .set_union = hp_ret_set_union,
     .set_size = scc_set_size,
@@ -135,6 +142,7 @@ static const hp_trace_scc_ops scc_ops = {
 static const hp_trace_scc_ops scc_dom_ops = {
     .is_retainer = scc_is_retainer,
     .retainer_set = scc_retainer_set,
+    .retainer_key = scc_retainer_key,
     .empty_set = hp_ret_set_empty,
     .set_union = hp_ret_set_union,
     .set_size = scc_set_size,

@@ -103,6 +103,10 @@ typedef struct hp_scc_doms {
 typedef struct hp_trace_scc_ops {
     int (*is_retainer)(const hp_rec *r);        /* r is NULL for an untracked object */
     uint32_t (*retainer_set)(const hp_rec *r);  /* what a retainer passes on */
+    /* A key for a retainer record: records with the same key pass on the
+     * same set, for the whole run (the walk keeps key -> set in a cache of
+     * its own, so that most retainers need not take the walk's lock). */
+    uint64_t (*retainer_key)(const hp_rec *r);
     uint32_t (*empty_set)(void);
     uint32_t (*set_union)(uint32_t a, uint32_t b);
     uint32_t (*set_size)(uint32_t s);

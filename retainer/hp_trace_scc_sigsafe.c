@@ -105,11 +105,13 @@
  * own (hp_vec), reserved at start-up. */
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
+#include "retainer/hp_rootrec.h"
 #include "core/hp_helper.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
 #include "core/hp_sys.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* An edge, once Tarjan has passed it, holds its target's component, or
@@ -236,6 +238,7 @@ static int seen_room(uint32_t n)
  * Guile's hash table: one lock in 76 nodes, step 0 a quarter to a third
  * faster.) */
 #define HP_SCC_HELPER_WORDS ((uint64_t)1 << 18)
+#define HP_SCC_RCACHE 512
 #define HP_SCC_HELPER_LOCKS 8
 
 typedef struct __attribute__((aligned(64))) walker {
@@ -257,6 +260,10 @@ typedef struct __attribute__((aligned(64))) walker {
     uint64_t refinds;           /* edges to a node found before */
     uint64_t locked;            /* times it took wlock (or would have, alone) */
     hp_trace_stats st;
+    /* (last: kept from walk to walk, what it holds never changing)
+     * ops.retainer_key -> ops.retainer_set, direct-mapped (key + 1; 0:
+     * empty). */
+    struct { uint64_t key1; uint32_t set; } rcache[HP_SCC_RCACHE];
 } walker;
 /* Each on cache lines of its own: a walker's state, the lock and what
  * it guards, the sharing counts every scan step reads. */
@@ -319,7 +326,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
          &hp_trace_ix_.scc_scanned_vec}};
     for (int i = 0; i < 2; i++) {
         walker *w = &walkers[i];
-        memset(w, 0, sizeof *w);
+        memset(w, 0, offsetof(walker, rcache));
         w->scanq_vec = vecs[i][0];
         w->edge_vec = vecs[i][1];
         w->inject_vec = vecs[i][2];
@@ -342,12 +349,29 @@ static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **s
 {
     *slot = NULL;
     if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
-    /* Most words point at a tracked object's start: the index, inline. */
-    hp_slot *s = hp_trace_slot_at_c(v, &w->last_page);
-    if (s && s[0] != HP_NO_RECORD) {
-        if (s[0] >= nrecs) return HP_NO_RECORD;
-        *slot = s;
-        return s[0];
+    /* Most words point at a tracked object, at its start or (a tagged or
+     * interior pointer: ECL's conses are object + 1, C++ points at a
+     * base class's part) inside it on the page it starts on: the index,
+     * inline, without the lock (Inkscape: 2.3 interior pointers a node). */
+    hp_page *p = w->last_page;
+    if (!p || p->page != v >> 12) {
+        p = hp_trace_page_find(v >> 12);
+        if (p) w->last_page = p;
+    }
+    if (p && (p->inv || p->size >= 4096)) {
+        uint32_t off = (uint32_t)(v & 4095);
+        uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+        if (k < p->nslots) {
+            hp_slot *s = &hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)];
+            uint32_t t = s[0];
+            if (t != HP_NO_RECORD) {
+                uintptr_t base = (v & ~(uintptr_t)4095) + (uintptr_t)k * p->size;
+                if (t >= nrecs || (base != v && !interior && !hp_rootrec_displaced(v - base)))
+                    return HP_NO_RECORD;
+                *slot = s;
+                return t;
+            }
+        }
     }
     lock_walkers();
     w->locked++;
@@ -612,10 +636,20 @@ static void scan(walker *w, uint32_t d)
     int is_ret = ops.is_retainer(r);
     uint32_t id = 0;
     if (is_ret) {
-        lock_walkers();
-        w->locked++;
-        id = ops.retainer_set(r);
-        unlock_walkers();
+        uint64_t key = ops.retainer_key ? ops.retainer_key(r) : UINT64_MAX;
+        unsigned c = (unsigned)(hp_mix64(key) % HP_SCC_RCACHE);
+        if (key != UINT64_MAX && w->rcache[c].key1 == key + 1) {
+            id = w->rcache[c].set;
+        } else {
+            lock_walkers();
+            w->locked++;
+            id = ops.retainer_set(r);
+            unlock_walkers();
+            if (key != UINT64_MAX) {
+                w->rcache[c].key1 = key + 1;
+                w->rcache[c].set = id;
+            }
+        }
     }
     uint64_t eoff = w->nedges;
     lo = (lo + 7) & ~(uintptr_t)7;
