@@ -384,8 +384,10 @@ static void traverse(uint64_t mark_ns, int rest)
     }
     /* Uncollectable objects: roots of their own (the collector marks from
      * them without pushing them through GC_push_all). */
-    for (size_t i = 0; i < nrec; i++)
-        if (is_uncollectable(&recs[i])) root_object(recs[i].base, uncoll_ident(recs[i].ccs));
+    size_t nunc;
+    const uint32_t *unc = hp_trace_uncollectables(&nunc);
+    for (size_t k = 0; k < nunc; k++)
+        root_object(recs[unc[k]].base, uncoll_ident(recs[unc[k]].ccs));
     if (use_scc) {
         int ok;
         hp_ret_.tstats = hp_trace_scc_end(&ok);

@@ -61,6 +61,11 @@ void hp_trace_set_merge(int on);
  * the caller) and flip the parity. Returns 0, or -1 when out of memory.
  * `visit` is NULL for the component walk below. */
 int hp_trace_begin(hp_trace_visit_fn visit);
+/* The records allocated uncollectable (GC_malloc_uncollectable and its
+ * atomic kin), not freed, that the last hp_trace_begin indexed: their
+ * indexes, *n of them (found in its pass over the records, so that a
+ * client need not make another). */
+const uint32_t *hp_trace_uncollectables(size_t *n);
 /* A second walk in the same collection, after hp_trace_end: the same
  * index and parity, so the first walk's labels stay valid and `visit`
  * sees them (the named-roots profile labels what no named root reaches

@@ -47,7 +47,9 @@ struct hp_tentry {
 };
 
 typedef struct hp_trace_index {
-    hp_vec page_vec, slot_vec;
+    hp_vec page_vec, slot_vec, uncoll_vec;
+    uint32_t *uncoll;                /* hp_trace_uncollectables */
+    size_t nuncoll;
     hp_page *pages;
     uint64_t page_cap, pages_used;
     hp_slot *slots;

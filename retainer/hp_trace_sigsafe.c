@@ -51,6 +51,12 @@ static unsigned reachq_head, reachq_n;
 
 uint32_t hp_trace_parity(void) { return parity; }
 
+const uint32_t *hp_trace_uncollectables(size_t *n)
+{
+    *n = hp_trace_ix_.nuncoll;
+    return hp_trace_ix_.uncoll;
+}
+
 int hp_trace_plausible(uintptr_t v) { return hp_trace_in_heap(v); }
 
 void hp_trace_set_merge(int on) { merge = on; }
@@ -135,8 +141,19 @@ int hp_trace_begin(hp_trace_visit_fn fn)
      * apply the resize only after this collection); one it freed is not
      * indexed (its block may be part of another object by now). */
     int frees = hp_shadow_has_frees();
+    hp_trace_ix_.nuncoll = 0;
     for (size_t i = 0; i < nrecs; i++) {
         if (frees && hp_shadow_freed_at(&recs[i], i)) continue;
+        if (recs[i].how == HP_HOW_UNCOLLECTABLE || recs[i].how == HP_HOW_ATOMIC_UNCOLLECTABLE) {
+            size_t k = hp_trace_ix_.nuncoll;
+            if ((k + 1) * sizeof(uint32_t) > hp_trace_ix_.uncoll_vec.committed &&
+                hp_vec_ensure(&hp_trace_ix_.uncoll_vec, (k + 1) * sizeof(uint32_t)) != 0) {
+                failed = 1;
+                return -1;
+            }
+            hp_trace_ix_.uncoll = (uint32_t *)hp_trace_ix_.uncoll_vec.base;
+            hp_trace_ix_.uncoll[hp_trace_ix_.nuncoll++] = (uint32_t)i;
+        }
         if ((hp_trace_ix_.pages_used + 1) * 2 > hp_trace_ix_.page_cap) {
             /* Grow the page table: rehash into a bigger one. */
             uint64_t oldcap = hp_trace_ix_.page_cap;
