@@ -239,6 +239,8 @@ static int seen_room(uint32_t n)
  * faster.) */
 #define HP_SCC_HELPER_WORDS ((uint64_t)1 << 18)
 #define HP_SCC_RCACHE 512
+/* The fewest nodes whose labels the helper shares (step 3). */
+#define HP_SCC_HELPER_LABELS ((uint32_t)1 << 17)
 #define HP_SCC_HELPER_LOCKS 8
 
 typedef struct __attribute__((aligned(64))) walker {
@@ -1109,6 +1111,36 @@ static int reduce_to_heads(uint64_t *visits)
     return 1;
 }
 
+/* Step 3 over the dense ids [from, to): each node's label, its set's
+ * size summed into members. Nodes are written, never read, and each by
+ * one job: the helper may take half (helper=, HP_SCC_HELPER_LABELS). */
+typedef struct label_job { uint32_t from, to; int reduced; uint64_t members; } label_job;
+
+static void label_range(void *arg)
+{
+    label_job *j = arg;
+    uint32_t parity = hp_trace_parity();
+    uint64_t members = 0;
+    for (uint32_t d = j->from; d < j->to; d++) {
+        /* Nodes in discovery order: their records are written out of
+         * order; ask for them ahead. */
+        if (d + 16 < j->to && dnode[d + 16] < nrecs) __builtin_prefetch(&recs[dnode[d + 16]], 1);
+        uint32_t h = j->reduced ? hd[d] : d;   /* (a tree node has its head's set) */
+        if (!rix[h]) continue;
+        uint32_t n = dnode[d];
+        uint32_t s = comp_set[HP_SCC_CTOP - rix[h]];
+        uint32_t label = s & HP_TRACE_LABEL_MASK;
+        members += ops.set_size(s);
+        if (n < nrecs) {
+            recs[n].word = parity | HP_TRACE_SET_BIT | label;
+        } else {
+            hp_tentry *e = hp_trace_lookup(ubase[n - nrecs]);
+            if (e) e->label = HP_TRACE_SET_BIT | label;
+        }
+    }
+    j->members = members;
+}
+
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
     /* Every root target and retainer target (injections), in turn. */
@@ -1138,25 +1170,21 @@ hp_trace_stats hp_trace_scc_end(int *ok)
             }
         }
     }
-    /* Labels. */
-    uint32_t parity = hp_trace_parity();
-    for (uint32_t d = 0; d < ndense; d++) {
-        /* Nodes in discovery order: their records are written out of
-         * order; ask for them ahead. */
-        if (d + 16 < ndense && dnode[d + 16] < nrecs) __builtin_prefetch(&recs[dnode[d + 16]], 1);
-        uint32_t h = reduced ? hd[d] : d;   /* (a tree node has its head's set) */
-        if (!rix[h]) continue;
-        uint32_t n = dnode[d];
-        uint32_t s = comp_set[HP_SCC_CTOP - rix[h]];
-        uint32_t label = s & HP_TRACE_LABEL_MASK;
-        st.set_members += ops.set_size(s);
-        if (n < nrecs) {
-            recs[n].word = parity | HP_TRACE_SET_BIT | label;
-        } else {
-            hp_tentry *e = hp_trace_lookup(ubase[n - nrecs]);
-            if (e) e->label = HP_TRACE_SET_BIT | label;
+    /* Labels: on a big heap, half of them by the helper. */
+    label_job jobs[2] = {{0, ndense, reduced, 0}, {0, 0, reduced, 0}};
+    int two = ndense >= HP_SCC_HELPER_LABELS && hp_rt.cfg.walk_helper != HP_HELPER_NO &&
+              hp_helper_available();
+    if (two) {
+        jobs[0].to = jobs[1].from = ndense / 2;
+        jobs[1].to = ndense;
+        if (hp_helper_start(label_range, &jobs[1]) != 0) {
+            jobs[0].to = ndense;
+            two = 0;
         }
     }
+    label_range(&jobs[0]);
+    if (two) hp_helper_join();
+    st.set_members += jobs[0].members + jobs[1].members;
     st.untracked = wl.nnodes - (uint32_t)nrecs;
     if (ops.dominators) dominators();
     return st;
