@@ -11,6 +11,7 @@
 #include "retainer/hp_rootrec.h"
 #include "retainer/hp_trace.h"
 #include "retainer/hp_trace_index.h"
+#include "core/hp_helper.h"
 #include "core/hp_real.h"
 #include "core/hp_blocks.h"
 #include "core/hp_shadow.h"
@@ -215,6 +216,31 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
 
 static void traverse(uint64_t mark_ns, int rest);
 
+/* What the walk did not reach among records [from, to) (see traverse):
+ * labelled `word` when the collector marked it. Each record written by
+ * one job alone; on a big table the helper thread (core/hp_helper.h)
+ * takes half (it calls only GC_base and GC_is_marked, which read block
+ * headers). */
+typedef struct unseen_job { hp_rec *recs; size_t from, to; uint32_t word; } unseen_job;
+#define HP_RET_HELPER_UNSEEN ((size_t)1 << 18)
+
+static void unseen_range(void *arg)
+{
+    unseen_job *j = arg;
+    hp_blocks blocks;
+    hp_blocks_init(&blocks);
+    for (size_t i = j->from; i < j->to; i++) {
+        hp_rec *r = &j->recs[i];
+        if (hp_trace_valid(r->word, hp_ret_.parity)) continue;
+        /* Freed by the program (GC_free, a moving GC_realloc): the record
+         * goes at the sweep, its block may be part of another object. */
+        if (hp_shadow_is_freed(r, i)) continue;
+        /* GC_is_marked only where a block is in use (as the sweep). */
+        if (!hp_blocks_in_use(&blocks, r->base)) continue;
+        if (hp_real.GC_is_marked((void *)r->base)) r->word = j->word;
+    }
+}
+
 void hp_retainer_traverse(uint64_t mark_ns) { traverse(mark_ns, 0); }
 
 void hp_retainer_traverse_rest(uint64_t mark_ns) { traverse(mark_ns, 1); }
@@ -418,18 +444,19 @@ static void traverse(uint64_t mark_ns, int rest)
     hp_ret_.unseen_set = hp_ret_set_single(hp_ret_ident_intern(&uns));
     uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set |
                            (rest ? RET_IN_ROOTS : 0);
-    hp_blocks blocks;
-    hp_blocks_init(&blocks);
-    for (size_t i = 0; i < nrec && i < hp_ret_.indexed; i++) {
-        uintptr_t base = recs[i].base;
-        if (hp_trace_valid(recs[i].word, hp_ret_.parity)) continue;
-        /* Freed by the program (GC_free, a moving GC_realloc): the record
-         * goes at the sweep, its block may be part of another object. */
-        if (hp_shadow_is_freed(&recs[i], i)) continue;
-        /* GC_is_marked only where a block is in use (as the sweep). */
-        if (!hp_blocks_in_use(&blocks, base)) continue;
-        if (hp_real.GC_is_marked((void *)base)) recs[i].word = unseen_word;
+    size_t upto = nrec < hp_ret_.indexed ? nrec : hp_ret_.indexed;
+    unseen_job jobs[2] = {{recs, 0, upto, unseen_word}, {recs, upto, upto, unseen_word}};
+    int two = upto >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO &&
+              hp_helper_available();
+    if (two) {
+        jobs[0].to = jobs[1].from = upto / 2;
+        if (hp_helper_start(unseen_range, &jobs[1]) != 0) {
+            jobs[0].to = upto;
+            two = 0;
+        }
     }
+    unseen_range(&jobs[0]);
+    if (two) hp_helper_join();
     hp_ret_.traversed = 1;
     uint64_t t1 = hp_mono_ns();
     hp_ret_.mark_ns_last = mark_ns;
