@@ -465,7 +465,7 @@ static const hp_rec *rec_of(uint32_t n) { return n < nrecs ? &recs[n] : NULL; }
  *    gives to the pool only while it is not hungry, so then none will).
  *  - At the end the helper's edges are appended to the main walker's, the
  *    nodes it scanned moved to them, and its injections and counts added.
- * A single walker (one CPU, a small heap, walk_helper=no, or no helper to
+ * A single walker (one CPU, a small heap, helper=no, or no helper to
  * be had) runs the same code, with no one to share with and no atomics. */
 
 static void add_inject(walker *w, uint32_t node, uint32_t set)
