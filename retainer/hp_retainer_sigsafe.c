@@ -233,7 +233,10 @@ static void unseen_range(void *arg)
         hp_rec *r = &j->recs[i];
         if (hp_trace_valid(r->word, hp_ret_.parity)) continue;
         /* Freed by the program (GC_free, a moving GC_realloc): the record
-         * goes at the sweep, its block may be part of another object. */
+         * goes at the sweep, its block may be part of another object --
+         * even a later block of a large one, whose header is a forwarding
+         * count GC_is_marked would read as a header (it crashed GNU poke
+         * when asked first): this test must come before the mark's. */
         if (hp_shadow_is_freed(r, i)) continue;
         /* GC_is_marked only where a block is in use (as the sweep). */
         if (!hp_blocks_in_use(&blocks, r->base)) continue;
