@@ -32,5 +32,8 @@ void hp_helper_forbid(void);
 int hp_helper_start(void (*fn)(void *), void *arg);
 /* Wait until the started fn has returned and its thread is gone. */
 void hp_helper_join(void);
+/* fn(mine) on the calling thread and fn(theirs) on the helper at the same
+ * time, or both on the calling thread when no helper can be had. */
+void hp_helper_both(void (*fn)(void *), void *mine, void *theirs);
 
 #endif

@@ -85,6 +85,14 @@ int hp_helper_start(void (*fn)(void *), void *arg)
     return 0;
 }
 
+void hp_helper_both(void (*fn)(void *), void *mine, void *theirs)
+{
+    int two = hp_helper_start(fn, theirs) == 0;
+    fn(mine);
+    if (two) hp_helper_join();
+    else fn(theirs);
+}
+
 void hp_helper_join(void)
 {
     if (!hp_helper_.running) return;

@@ -66,6 +66,13 @@ typedef struct hp_rec {
     uint8_t flags;
 } hp_rec;
 
+/* Allocated uncollectable (GC_malloc_uncollectable and its atomic kin):
+ * a root for the collector. */
+static inline int hp_rec_uncollectable(const hp_rec *r)
+{
+    return r->how == HP_HOW_UNCOLLECTABLE || r->how == HP_HOW_ATOMIC_UNCOLLECTABLE;
+}
+
 typedef struct hp_tlog hp_tlog;
 
 int hp_shadow_init(void);

@@ -62,7 +62,7 @@ static uint32_t ccs_ident(uint32_t ccs) { return stack_ident(0, ccs); }
  * retainer named by the stack that allocated it. */
 static inline int is_uncollectable(const hp_rec *r)
 {
-    return r && (r->how == HP_HOW_UNCOLLECTABLE || r->how == HP_HOW_ATOMIC_UNCOLLECTABLE);
+    return r && hp_rec_uncollectable(r);
 }
 
 static uint32_t uncoll_ident(uint32_t ccs) { return stack_ident(1, ccs); }
@@ -449,17 +449,12 @@ static void traverse(uint64_t mark_ns, int rest)
                            (rest ? RET_IN_ROOTS : 0);
     size_t upto = nrec < hp_ret_.indexed ? nrec : hp_ret_.indexed;
     unseen_job jobs[2] = {{recs, 0, upto, unseen_word}, {recs, upto, upto, unseen_word}};
-    int two = upto >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO &&
-              hp_helper_available();
-    if (two) {
+    if (upto >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO) {
         jobs[0].to = jobs[1].from = upto / 2;
-        if (hp_helper_start(unseen_range, &jobs[1]) != 0) {
-            jobs[0].to = upto;
-            two = 0;
-        }
+        hp_helper_both(unseen_range, &jobs[0], &jobs[1]);
+    } else {
+        unseen_range(&jobs[0]);
     }
-    unseen_range(&jobs[0]);
-    if (two) hp_helper_join();
     hp_ret_.traversed = 1;
     uint64_t t1 = hp_mono_ns();
     hp_ret_.mark_ns_last = mark_ns;

@@ -124,22 +124,15 @@ static inline uint32_t hp_trace_record_on(const hp_page *p, uintptr_t v)
     return s ? *s : HP_NO_RECORD;
 }
 
-/* The slot of an object starting exactly at `base`, or NULL; *last is
- * the caller's cache of the last page looked up. */
-static inline hp_slot *hp_trace_slot_at_c(uintptr_t base, hp_page **last)
-{
-    hp_page *p = *last;
-    if (!p || p->page != base >> 12) {
-        p = hp_trace_page_find(base >> 12);
-        if (p) *last = p;
-    }
-    return p ? hp_trace_slot_on(p, base) : NULL;
-}
-
 /* The slot of an object starting exactly at `base`, or NULL. */
 static inline hp_slot *hp_trace_slot_at(uintptr_t base)
 {
-    return hp_trace_slot_at_c(base, &hp_trace_last_page);
+    hp_page *p = hp_trace_last_page;
+    if (!p || p->page != base >> 12) {
+        p = hp_trace_page_find(base >> 12);
+        if (p) hp_trace_last_page = p;
+    }
+    return p ? hp_trace_slot_on(p, base) : NULL;
 }
 
 /* The record of the tracked object starting exactly at `base`, or

@@ -264,7 +264,7 @@ typedef struct __attribute__((aligned(64))) walker {
     uint64_t nscanned;
     uint32_t next, block_end;   /* its dense ids [next, block_end) unused */
     hp_vec *scanq_vec, *edge_vec, *inject_vec, *scanned_vec;
-    hp_page *last_page;         /* its page cache (hp_trace_slot_at_c) */
+    hp_page *last_page;         /* its page cache (node_of, hp_trace_prefetch_slot_c) */
     uint64_t refinds;           /* edges to a node found before */
     uint64_t locked;            /* times it took wlock (or would have, alone) */
     hp_trace_stats st;
@@ -644,19 +644,17 @@ static void scan(walker *w, uint32_t d)
     int is_ret = ops.is_retainer(r);
     uint32_t id = 0;
     if (is_ret) {
-        uint64_t key = ops.retainer_key ? ops.retainer_key(r) : UINT64_MAX;
+        uint64_t key = ops.retainer_key(r);
         unsigned c = (unsigned)(hp_mix64(key) % HP_SCC_RCACHE);
-        if (key != UINT64_MAX && w->rcache[c].key1 == key + 1) {
+        if (w->rcache[c].key1 == key + 1) {
             id = w->rcache[c].set;
         } else {
             lock_walkers();
             w->locked++;
             id = ops.retainer_set(r);
             unlock_walkers();
-            if (key != UINT64_MAX) {
-                w->rcache[c].key1 = key + 1;
-                w->rcache[c].set = id;
-            }
+            w->rcache[c].key1 = key + 1;
+            w->rcache[c].set = id;
         }
     }
     uint64_t eoff = w->nedges;
@@ -1181,19 +1179,13 @@ hp_trace_stats hp_trace_scc_end(int *ok)
         }
     }
     /* Labels: on a big heap, half of them by the helper. */
-    label_job jobs[2] = {{0, ndense, reduced, 0}, {0, 0, reduced, 0}};
-    int two = ndense >= HP_SCC_HELPER_LABELS && hp_rt.cfg.walk_helper != HP_HELPER_NO &&
-              hp_helper_available();
-    if (two) {
+    label_job jobs[2] = {{0, ndense, reduced, 0}, {ndense, ndense, reduced, 0}};
+    if (ndense >= HP_SCC_HELPER_LABELS && hp_rt.cfg.walk_helper != HP_HELPER_NO) {
         jobs[0].to = jobs[1].from = ndense / 2;
-        jobs[1].to = ndense;
-        if (hp_helper_start(label_range, &jobs[1]) != 0) {
-            jobs[0].to = ndense;
-            two = 0;
-        }
+        hp_helper_both(label_range, &jobs[0], &jobs[1]);
+    } else {
+        label_range(&jobs[0]);
     }
-    label_range(&jobs[0]);
-    if (two) hp_helper_join();
     st.set_members += jobs[0].members + jobs[1].members;
     st.untracked = wl.nnodes - (uint32_t)nrecs;
     if (ops.dominators) dominators();

@@ -144,7 +144,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     hp_trace_ix_.nuncoll = 0;
     for (size_t i = 0; i < nrecs; i++) {
         if (frees && hp_shadow_freed_at(&recs[i], i)) continue;
-        if (recs[i].how == HP_HOW_UNCOLLECTABLE || recs[i].how == HP_HOW_ATOMIC_UNCOLLECTABLE) {
+        if (hp_rec_uncollectable(&recs[i])) {
             size_t k = hp_trace_ix_.nuncoll;
             if ((k + 1) * sizeof(uint32_t) > hp_trace_ix_.uncoll_vec.committed &&
                 hp_vec_ensure(&hp_trace_ix_.uncoll_vec, (k + 1) * sizeof(uint32_t)) != 0) {
