@@ -65,7 +65,7 @@ typedef struct hp_trace_index {
     hp_vec scc_node_vec, scc_ubase_vec, scc_inject_vec, scc_frame_vec, scc_tstack_vec,
         scc_start_vec, scc_order_vec, scc_set_vec, scc_edge_vec, scc_seen_vec, scc_scanq_vec, scc_rix_vec,
         scc_dmap_vec, scc_dnode_vec, scc_head_vec, scc_shared_vec, scc_rcount_vec, scc_redge_vec,
-        scc_pair_vec, scc_edge2_vec, scc_scanq2_vec, scc_inject2_vec, scc_scanned_vec,
+        scc_pair_vec, scc_pair2_vec, scc_edge2_vec, scc_scanq2_vec, scc_inject2_vec, scc_scanned_vec,
         scc_pool_vec;
     void **least_p, **greatest_p;   /* the collector's plausible heap bounds */
     uintptr_t least, greatest;      /* their values at hp_trace_begin */

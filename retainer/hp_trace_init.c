@@ -28,7 +28,8 @@ int hp_trace_init(void)
                      &hp_trace_ix_.scc_dmap_vec, &hp_trace_ix_.scc_dnode_vec,
                      &hp_trace_ix_.scc_head_vec, &hp_trace_ix_.scc_shared_vec,
                      &hp_trace_ix_.scc_rcount_vec, &hp_trace_ix_.scc_redge_vec,
-                     &hp_trace_ix_.scc_pair_vec, &hp_trace_ix_.scc_edge2_vec,
+                     &hp_trace_ix_.scc_pair_vec, &hp_trace_ix_.scc_pair2_vec,
+                     &hp_trace_ix_.scc_edge2_vec,
                      &hp_trace_ix_.scc_scanq2_vec, &hp_trace_ix_.scc_inject2_vec,
                      &hp_trace_ix_.scc_scanned_vec, &hp_trace_ix_.scc_pool_vec};
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++)

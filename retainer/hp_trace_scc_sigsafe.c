@@ -164,6 +164,7 @@ static uint32_t *dnode; /* dense id -> its node */
 static uint32_t *hd;
 static uint64_t *shared;
 static uint64_t refinds;   /* edges to a node found before */
+static uint64_t nnone;     /* edges that point at nothing (HP_SCC_NONE) */
 #define HP_SCC_NOPRED UINT32_MAX
 #define HP_SCC_CTOP 0xfffffff0u
 static uint32_t cnext;  /* the next component's word; completed ones are above */
@@ -262,10 +263,17 @@ typedef struct __attribute__((aligned(64))) walker {
     uint64_t ninject;
     uint32_t *scanned;          /* the helper's: the nodes it gave edges */
     uint64_t nscanned;
+    /* Its edges to a node found before, as (source, target) pairs of dense
+     * ids (Note [Tree nodes]), until they are too many to be worth it
+     * (refl_over). */
+    uint32_t *refl;
+    uint64_t nrefl;
+    int refl_over;
     uint32_t next, block_end;   /* its dense ids [next, block_end) unused */
-    hp_vec *scanq_vec, *edge_vec, *inject_vec, *scanned_vec;
+    hp_vec *scanq_vec, *edge_vec, *inject_vec, *scanned_vec, *refl_vec;
     hp_page *last_page;         /* its page cache (node_of, hp_trace_prefetch_slot_c) */
     uint64_t refinds;           /* edges to a node found before */
+    uint64_t nnone;             /* edges that point at nothing after all */
     uint64_t locked;            /* times it took wlock (or would have, alone) */
     hp_trace_stats st;
     /* (last: kept from walk to walk, what it holds never changing)
@@ -327,11 +335,11 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
     tdepth = nframes = ninject = norder = nedges = 0;
     all_interior = hp_real.GC_get_all_interior_pointers ? hp_real.GC_get_all_interior_pointers() : 1;
     use_wring = nrecs >= HP_SCC_WRING_MIN;
-    hp_vec *vecs[2][4] = {
+    hp_vec *vecs[2][5] = {
         {&hp_trace_ix_.scc_scanq_vec, &hp_trace_ix_.scc_edge_vec, &hp_trace_ix_.scc_inject_vec,
-         NULL},
+         NULL, &hp_trace_ix_.scc_pair_vec},
         {&hp_trace_ix_.scc_scanq2_vec, &hp_trace_ix_.scc_edge2_vec, &hp_trace_ix_.scc_inject2_vec,
-         &hp_trace_ix_.scc_scanned_vec}};
+         &hp_trace_ix_.scc_scanned_vec, &hp_trace_ix_.scc_pair2_vec}};
     for (int i = 0; i < 2; i++) {
         walker *w = &walkers[i];
         memset(w, 0, offsetof(walker, rcache));
@@ -339,6 +347,8 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
         w->edge_vec = vecs[i][1];
         w->inject_vec = vecs[i][2];
         w->scanned_vec = vecs[i][3];
+        w->refl_vec = vecs[i][4];
+        w->refl_over = ops.dominators != NULL;   /* (the walk stays over every node) */
     }
     nwalkers = 1;
     wl.next_block = 0;
@@ -518,6 +528,25 @@ static int new_block(walker *w, int locked)
 static uint32_t first_find(walker *w, uint32_t t, uintptr_t v, uint32_t src, hp_slot *s,
                            int locked);
 
+/* The edge src -> d, d found before, listed for the reduction to heads
+ * (reduce_to_heads) while fewer than half of w's edges are such (past
+ * that the reduction is not made; a heap that starts with its shared
+ * tables and ends with its trees has 64K of slack), and memory lasts. */
+static void list_refind(walker *w, uint32_t src, uint32_t d)
+{
+    hp_vec *v = w->refl_vec;
+    if (w->nrefl * 2 > w->nedges + 65536 ||
+        ((w->nrefl + 1) * 2 * sizeof(uint32_t) > v->committed &&
+         hp_vec_ensure(v, (w->nrefl + 1) * 2 * sizeof(uint32_t)) != 0)) {
+        w->refl_over = 1;
+        return;
+    }
+    w->refl = (uint32_t *)v->base;
+    w->refl[2 * w->nrefl] = src;
+    w->refl[2 * w->nrefl + 1] = d;
+    w->nrefl++;
+}
+
 static inline __attribute__((always_inline)) void refound(walker *w, uint32_t d, uint32_t src)
 {
     uint64_t bit = (uint64_t)1 << (d & 63);
@@ -525,7 +554,10 @@ static inline __attribute__((always_inline)) void refound(walker *w, uint32_t d,
         if (nwalkers > 1) __atomic_fetch_or(&shared[d >> 6], bit, __ATOMIC_RELAXED);
         else shared[d >> 6] |= bit;
     }
-    w->refinds += src != HP_SCC_NOPRED;
+    if (src != HP_SCC_NOPRED) {
+        w->refinds++;
+        if (!w->refl_over) list_refind(w, src, d);
+    }
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -627,8 +659,12 @@ static void resolve_word(walker *w)
     hp_slot *s = p.page ? hp_trace_slot_on(p.page, p.v) : NULL;
     uint32_t t = s ? s[0] : HP_NO_RECORD;
     if (t >= nrecs) t = node_of(w, p.v, all_interior, &s);
-    if (t != HP_NO_RECORD) take_word(w, t, s, p.v, p.inject, p.set, p.pos, p.src);
-    else if (!p.inject) w->edges[p.pos] = HP_SCC_NONE;
+    if (t != HP_NO_RECORD) {
+        take_word(w, t, s, p.v, p.inject, p.set, p.pos, p.src);
+    } else if (!p.inject) {
+        w->edges[p.pos] = HP_SCC_NONE;
+        w->nnone++;
+    }
 }
 
 /* The words of dense id d's node, read once: what they point to becomes
@@ -833,6 +869,7 @@ static void step0(void)
     injects = w0->injects;
     ninject = w0->ninject;
     refinds = w0->refinds + w1->refinds;
+    nnone = w0->nnone + w1->nnone;
     st.objects = w0->st.objects + w1->st.objects;
     st.words = w0->st.words + w1->st.words;
 
@@ -1046,8 +1083,8 @@ static inline int is_shared(uint32_t d) { return (shared[d >> 6] >> (d & 63)) & 
  * `edges` and each head's nd[] now the reduced graph's (the others' unused:
  * Tarjan and the sets' pass reach heads only); 0 when not worth it (more
  * than half the nodes are heads) or out of memory, everything left as it
- * was. One pass over the nodes (heads), one over the edges (those to
- * heads, listed); the rest is over the heads and that list. */
+ * was. One pass over the nodes (heads); the rest is over the heads and
+ * the edges to them, listed by step 0 and that pass. */
 static int reduce_to_heads(uint64_t *visits)
 {
     /* Every edge to a head finds a node found before, or is the first to
@@ -1059,6 +1096,15 @@ static int reduce_to_heads(uint64_t *visits)
      * 30% of the edges refinds, ns a visit 59-66 -> 56-58 (the bound was a
      * quarter). On a tiny heap there is nothing to save (HP_SCC_HEADS_MIN). */
     if (ndense < HP_SCC_HEADS_MIN || refinds * 2 > nedges) return 0;
+    walker *w0 = &walkers[0], *w1 = &walkers[1];
+    if (w0->refl_over || w1->refl_over) return 0;
+    /* The edges to heads, as (the head of their source, target) pairs:
+     * an edge to a head is the first to find it (the heads pass below
+     * lists those) or finds it again (listed by step 0, each walker its
+     * own: list_refind). The main walker's list is the pairs' array: its
+     * sources become their heads in place, the rest is appended. */
+    uint32_t *pairs = w0->refl;
+    uint64_t n = w0->nrefl, pair_cap = w0->nrefl;
     /* Heads: a node found once, by a word of `p`, has p's head (p < d: p
      * had its dense id before it was scanned). A head's shared bit is set
      * from now on: it is the test for a head. */
@@ -1069,36 +1115,32 @@ static int reduce_to_heads(uint64_t *visits)
             hd[d] = d;
             shared[d >> 6] |= (uint64_t)1 << (d & 63);
             nheads++;
+            if (p == HP_SCC_NOPRED) continue;
+            if (n == pair_cap) {
+                pair_cap = pair_cap + pair_cap / 4 + 4096;
+                if (ENSURE(scc_pair_vec, pairs, 2 * pair_cap, uint32_t) != 0) return failed = 0, 0;
+            }
+            pairs[2 * n] = hd[p];
+            pairs[2 * n + 1] = d;
+            n++;
         } else {
             hd[d] = hd[p];
         }
     }
     if ((uint64_t)nheads * 2 > ndense) return 0;
-    /* The edges to heads, as (the head of their source, target) pairs; rc
-     * counts each head's (rc is by dense id, cleared for heads only). */
-    uint32_t *rc = NULL, *pairs;
+    if (ENSURE(scc_pair_vec, pairs, 2 * (n + w1->nrefl), uint32_t) != 0) return failed = 0, 0;
+    for (uint64_t k = 0; k < w0->nrefl; k++) pairs[2 * k] = hd[pairs[2 * k]];
+    for (uint64_t k = 0; k < w1->nrefl; k++, n++) {
+        pairs[2 * n] = hd[w1->refl[2 * k]];
+        pairs[2 * n + 1] = w1->refl[2 * k + 1];
+    }
+    /* rc counts each head's edges (rc is by dense id, cleared for heads
+     * only). */
+    uint32_t *rc = NULL;
     if (ENSURE(scc_rcount_vec, rc, ndense + 1, uint32_t) != 0) return failed = 0, 0;
     for (uint32_t d = 0; d < ndense; d++)
         if (hd[d] == d) rc[d] = 0;
-    uint64_t n = 0, all = 0, pair_cap = 0;
-    pairs = NULL;
-    for (uint32_t u = 0; u < ndense; u++) {
-        const uint32_t *e = edges + nd[u].eoff;
-        for (uint32_t j = 0; j < nd[u].ecnt; j++) {
-            uint32_t t = e[j];
-            if (t == HP_SCC_NONE) continue;
-            all++;
-            if (!is_shared(t)) continue;
-            if (n == pair_cap) {
-                pair_cap = pair_cap + pair_cap / 4 + 4096;
-                if (ENSURE(scc_pair_vec, pairs, 2 * pair_cap, uint32_t) != 0) return failed = 0, 0;
-            }
-            pairs[2 * n] = hd[u];
-            pairs[2 * n + 1] = t;
-            rc[hd[u]]++;
-            n++;
-        }
-    }
+    for (uint64_t k = 0; k < n; k++) rc[pairs[2 * k]]++;
     uint32_t *red = NULL;
     if (ENSURE(scc_redge_vec, red, n + 1, uint32_t) != 0) return failed = 0, 0;
     /* Each head's edges in its own range, heads in dense order. */
@@ -1115,8 +1157,8 @@ static int reduce_to_heads(uint64_t *visits)
         red[nd[h].eoff + rc[h]++] = pairs[2 * k + 1];
     }
     edges = red;
+    *visits = nedges - nnone;   /* (every edge, as if passed unreduced) */
     nedges = n;
-    *visits = all;
     st.heads = nheads;
     return 1;
 }
