@@ -29,7 +29,7 @@
     X(GC_debug_gcj_malloc) X(GC_finalized_malloc) \
     X(GC_invoke_finalizers) X(GC_set_on_collection_event) \
     X(GC_get_on_collection_event) X(GC_register_has_static_roots_callback) \
-    X(GC_base) X(GC_size) X(GC_is_marked) X(GC_get_kind_and_size) X(GC_gcollect) \
+    X(GC_base) X(GC_is_heap_ptr) X(GC_size) X(GC_is_marked) X(GC_get_kind_and_size) X(GC_gcollect) \
     X(GC_call_with_alloc_lock) X(GC_is_incremental_mode) X(GC_get_gc_no) \
     X(GC_allow_register_threads) X(GC_register_my_thread) X(GC_thread_is_registered) \
     X(GC_unregister_my_thread) X(GC_get_stack_base) X(GC_is_disabled) \

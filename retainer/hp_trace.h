@@ -121,7 +121,7 @@ typedef struct hp_trace_scc_ops {
 } hp_trace_scc_ops;
 int hp_trace_scc_begin(const hp_trace_scc_ops *ops);
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set);
-int hp_trace_scc_object(uintptr_t base, uint32_t set);
+void hp_trace_scc_object(uintptr_t base, uint32_t set);
 /* Labels every object reached; *ok is 0 when out of memory (labels then
  * stay invalid: not reached). */
 hp_trace_stats hp_trace_scc_end(int *ok);

@@ -99,6 +99,29 @@ static inline hp_page *hp_trace_page_find(uintptr_t page)
     }
 }
 
+/* Pages known to lie outside the collector's heap, by page number,
+ * direct-mapped, cleared at each traversal (hp_trace_begin): a word that
+ * points between the heap's sections (a runtime's static data, malloc'd
+ * memory) is answered without the collector after the first on its page
+ * (Guile's roots: 34,000 such words a census, a millisecond of GC_base
+ * calls). A page is outside when GC_is_heap_ptr says so, which holds for
+ * the whole of it (the collector's block size is the page). Walkers may
+ * note one at the same time: each entry is one word. */
+#define HP_TRACE_OUTSIDE 1024
+extern uintptr_t hp_trace_outside[HP_TRACE_OUTSIDE];
+
+static inline int hp_trace_known_outside(uintptr_t v)
+{
+    uintptr_t page = v >> 12;
+    return __atomic_load_n(&hp_trace_outside[page & (HP_TRACE_OUTSIDE - 1)], __ATOMIC_RELAXED) == page;
+}
+
+static inline void hp_trace_note_outside(uintptr_t v)
+{
+    uintptr_t page = v >> 12;
+    __atomic_store_n(&hp_trace_outside[page & (HP_TRACE_OUTSIDE - 1)], page, __ATOMIC_RELAXED);
+}
+
 /* Could `v` point into the heap? (the collector's plausible bounds, read
  * at hp_trace_begin) */
 static inline int hp_trace_in_heap(uintptr_t v)

@@ -7,6 +7,7 @@
 
 hp_trace_index hp_trace_ix_;
 hp_page *hp_trace_last_page __attribute__((aligned(64)));
+uintptr_t hp_trace_outside[HP_TRACE_OUTSIDE];
 
 hp_tentry *hp_trace_insert(uintptr_t base)
 {

@@ -188,6 +188,16 @@ static int use_wring;      /* the heap is big enough for the word ring */
 static int failed, all_interior;
 static int nwalkers;            /* 2 while the helper walks, else 1 */
 static hp_trace_stats st;
+/* The roots' words waiting for their index slot (hp_trace_scc_range). */
+#define HP_SCC_RRING 16
+typedef struct rword {
+    uintptr_t v;
+    const hp_page *page;   /* v's page entry, or NULL */
+    uint32_t set;
+    int interior;
+} rword;
+static rword rring[HP_SCC_RRING];
+static unsigned rring_head, rring_n;
 
 /* Room for `count` of `type` in `vec`, `ptr` its base: 0, or -1 (and the
  * walk failed) when out of memory. Asked at every push and edge: what is
@@ -351,6 +361,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
         w->refl_over = ops.dominators != NULL;   /* (the walk stays over every node) */
     }
     nwalkers = 1;
+    rring_head = rring_n = 0;
     wl.next_block = 0;
     seen_words = 0;
     if (node_room(wl.nnodes + 1) != 0 || seen_room(wl.nnodes + 1) != 0 || dense_room(1024) != 0)
@@ -373,6 +384,7 @@ static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **s
      * inline, without the lock (Inkscape: 2.3 interior pointers a node). */
     hp_page *p = w->last_page;
     if (!p || p->page != v >> 12) {
+        if (hp_trace_known_outside(v)) return HP_NO_RECORD;
         p = hp_trace_page_find(v >> 12);
         if (p) w->last_page = p;
     }
@@ -951,35 +963,50 @@ static void dfs(uint32_t start)
     }
 }
 
-/* The roots (before hp_trace_scc_end: the main walker alone). */
+/* The roots (before hp_trace_scc_end: the main walker alone). A root's
+ * word waits in a ring while the index slot of what it points at is
+ * fetched (as step 0's words do): a runtime's static data and stacks are
+ * thousands of words, each a cache miss of its own (Guile: a tenth of a
+ * small census); their targets are injected in another order, which
+ * changes no set. */
+
+static void resolve_root(walker *w)
+{
+    rword r = rring[rring_head];
+    rring_head = (rring_head + 1) % HP_SCC_RRING;
+    rring_n--;
+    hp_slot *s = r.page ? hp_trace_slot_on(r.page, r.v) : NULL;
+    uint32_t t = s ? s[0] : HP_NO_RECORD;
+    if (t >= nrecs) t = node_of(w, r.v, r.interior, &s);
+    if (t == HP_NO_RECORD) return;
+    /* (scanned at hp_trace_scc_end, with every root's targets in the
+     * pipeline together) */
+    uint32_t d = discover(w, t, r.v, HP_SCC_NOPRED, s);
+    if (d != HP_NO_RECORD) add_inject(w, d, r.set);
+}
+
+static void root_word(walker *w, uintptr_t v, int interior, uint32_t set)
+{
+    if (!hp_trace_in_heap(v) || hp_trace_known_outside(v)) return;
+    const hp_page *pg = hp_trace_prefetch_slot_c(v, &w->last_page);
+    if (rring_n == HP_SCC_RRING) resolve_root(w);
+    rring[(rring_head + rring_n) % HP_SCC_RRING] = (rword){v, pg, set, interior};
+    rring_n++;
+}
+
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
 {
     walker *w = &walkers[0];
     if (failed) return;
     for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi && !failed; a += 8) {
         w->st.words++;
-        uintptr_t v = *(const uintptr_t *)a;
-        hp_slot *s;
-        uint32_t t = node_of(w, v, interior, &s);
-        if (t == HP_NO_RECORD) continue;
-        /* (scanned at hp_trace_scc_end, with every root's targets in the
-         * pipeline together) */
-        uint32_t d = discover(w, t, v, HP_SCC_NOPRED, s);
-        if (d != HP_NO_RECORD) add_inject(w, d, set);
+        root_word(w, *(const uintptr_t *)a, interior, set);
     }
 }
 
-int hp_trace_scc_object(uintptr_t base, uint32_t set)
+void hp_trace_scc_object(uintptr_t base, uint32_t set)
 {
-    walker *w = &walkers[0];
-    if (failed) return -1;
-    hp_slot *s;
-    uint32_t t = node_of(w, base, 0, &s);
-    if (t == HP_NO_RECORD) return -1;
-    uint32_t d = discover(w, t, base, HP_SCC_NOPRED, s);
-    if (d == HP_NO_RECORD) return -1;
-    add_inject(w, d, set);
-    return 0;
+    if (!failed) root_word(&walkers[0], base, 0, set);
 }
 
 /* ---- The dominator tree of the components (Cooper, Harvey and Kennedy's
@@ -1196,6 +1223,7 @@ static void label_range(void *arg)
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
     /* Every root target and retainer target (injections), in turn. */
+    while (rring_n && !failed) resolve_root(&walkers[0]);
     step0();
     uint64_t visits = 0;
     int reduced = !failed && !ops.dominators && reduce_to_heads(&visits);

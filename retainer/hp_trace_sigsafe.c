@@ -126,6 +126,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
     hp_trace_ix_.pages_used = 0;
     hp_trace_ix_.slots_used = 0;
+    memset(hp_trace_outside, 0, sizeof hp_trace_outside);
     /* The component walk (no visitor) keeps each node's dense id in its
      * slot (hp_trace_index.h). */
     hp_trace_ix_.slot_shift = fn == NULL;
@@ -274,8 +275,12 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     if (idx != HP_NO_RECORD && idx < nrecs && recs[idx].base == in_base &&
         v < in_base + recs[idx].granted)
         return interior || hp_rootrec_displaced(v - in_base) ? idx : HP_NO_RECORD;
+    if (hp_trace_known_outside(v)) return HP_NO_RECORD;
     void *b = hp_real.GC_base((void *)v);
-    if (!b) return HP_NO_RECORD;
+    if (!b) {
+        if (hp_real.GC_is_heap_ptr && !hp_real.GC_is_heap_ptr((void *)v)) hp_trace_note_outside(v);
+        return HP_NO_RECORD;
+    }
     uintptr_t base = (uintptr_t)b;
     if (base != v && !interior && !hp_rootrec_displaced(v - base)) return HP_NO_RECORD;
     if (base != v && (idx = hp_trace_record_at(base)) != HP_NO_RECORD) return idx;
