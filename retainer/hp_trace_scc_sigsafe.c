@@ -1227,26 +1227,31 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     step0();
     uint64_t visits = 0;
     int reduced = !failed && !ops.dominators && reduce_to_heads(&visits);
-    for (uint64_t i = 0; i < ninject && !failed; i++) dfs(injects[i].node);
+    for (uint64_t i = 0; i < ninject && !failed; i++)
+        if (!rix[injects[i].node]) dfs(injects[i].node);   /* (most are reached already) */
     if (reduced) st.visits = visits;   /* (every edge, passed once, as unreduced) */
     *ok = 0;
     if (failed || ENSURE(scc_set_vec, comp_set, ncomp + 1, uint32_t) != 0) return st;
     *ok = 1;
     uint32_t empty = ops.empty_set();
     for (uint32_t c = 0; c < ncomp; c++) comp_set[c] = empty;
+    /* (A union with the same set or with the empty one is inline: most
+     * are, and Inkscape's 60,000 uncollectable containers inject a
+     * quarter of a million times a census.) */
     for (uint64_t i = 0; i < ninject; i++) {
-        uint32_t c = HP_SCC_CTOP - rix[injects[i].node];
-        comp_set[c] = ops.set_union(comp_set[c], injects[i].set);
+        uint32_t c = HP_SCC_CTOP - rix[injects[i].node], s = injects[i].set;
+        if (comp_set[c] != s) comp_set[c] = comp_set[c] == empty ? s : ops.set_union(comp_set[c], s);
     }
     /* Predecessors first: decreasing component number. */
     for (uint32_t c = ncomp; c-- > 0;) {
         uint32_t s = comp_set[c];
+        if (s == empty) continue;   /* (passes nothing on) */
         for (uint32_t k = comp_start[c]; k < comp_start[c + 1]; k++) {
             const uint32_t *e = edges + order[k].eoff;
             for (uint32_t j = 0; j < order[k].ecnt; j++) {
                 uint32_t d = e[j];
                 if (d < HP_SCC_NONE && comp_set[d] != s)   /* (not inside, not none) */
-                    comp_set[d] = ops.set_union(comp_set[d], s);
+                    comp_set[d] = comp_set[d] == empty ? s : ops.set_union(comp_set[d], s);
             }
         }
     }
