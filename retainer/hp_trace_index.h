@@ -174,6 +174,7 @@ static inline hp_page *hp_trace_prefetch_slot_c(uintptr_t v, hp_page **last)
 {
     hp_page *p = *last;
     if (!p || p->page != v >> 12) {
+        if (hp_trace_known_outside(v)) return NULL;
         p = hp_trace_page_find(v >> 12);
         if (!p) return NULL;
         *last = p;

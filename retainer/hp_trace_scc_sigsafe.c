@@ -374,20 +374,15 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
  * slot in *slot (NULL for an untracked one). */
 static uint32_t node_of_slow(uintptr_t v, int interior, hp_slot **slot);
 
-static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **slot)
+/* node_of() of a word on the page of index entry p (NULL: none). */
+static inline uint32_t node_on(walker *w, const hp_page *p, uintptr_t v, int interior,
+                               hp_slot **slot)
 {
     *slot = NULL;
-    if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
     /* Most words point at a tracked object, at its start or (a tagged or
      * interior pointer: ECL's conses are object + 1, C++ points at a
      * base class's part) inside it on the page it starts on: the index,
      * inline, without the lock (Inkscape: 2.3 interior pointers a node). */
-    hp_page *p = w->last_page;
-    if (!p || p->page != v >> 12) {
-        if (hp_trace_known_outside(v)) return HP_NO_RECORD;
-        p = hp_trace_page_find(v >> 12);
-        if (p) w->last_page = p;
-    }
     if (p && (p->inv || p->size >= 4096)) {
         uint32_t off = (uint32_t)(v & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
@@ -408,6 +403,19 @@ static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **s
     uint32_t t = node_of_slow(v, interior, slot);
     unlock_walkers();
     return t;
+}
+
+static inline uint32_t node_of(walker *w, uintptr_t v, int interior, hp_slot **slot)
+{
+    *slot = NULL;
+    if (!hp_trace_in_heap(v)) return HP_NO_RECORD;
+    hp_page *p = w->last_page;
+    if (!p || p->page != v >> 12) {
+        if (hp_trace_known_outside(v)) return HP_NO_RECORD;
+        p = hp_trace_page_find(v >> 12);
+        if (p) w->last_page = p;
+    }
+    return node_on(w, p, v, interior, slot);
 }
 
 /* node_of() of a word that is not a tracked object's start (wlock held:
@@ -666,11 +674,10 @@ static void resolve_word(walker *w)
     pword p = w->wring[w->wring_head];
     w->wring_head = (w->wring_head + 1) % HP_SCC_WRING;
     w->wring_n--;
-    /* Most words point at a tracked object's start, on the page found
-     * when the word was read. */
-    hp_slot *s = p.page ? hp_trace_slot_on(p.page, p.v) : NULL;
-    uint32_t t = s ? s[0] : HP_NO_RECORD;
-    if (t >= nrecs) t = node_of(w, p.v, all_interior, &s);
+    /* On the page found when the word was read (NULL: outside, or a
+     * page without tracked objects). */
+    hp_slot *s;
+    uint32_t t = node_on(w, p.page, p.v, all_interior, &s);
     if (t != HP_NO_RECORD) {
         take_word(w, t, s, p.v, p.inject, p.set, p.pos, p.src);
     } else if (!p.inject) {
@@ -721,6 +728,7 @@ static void scan(walker *w, uint32_t d)
             continue;
         }
         const hp_page *pg = hp_trace_prefetch_slot_c(v, &w->last_page);
+        if (!pg && hp_trace_known_outside(v)) continue;
         if (w->wring_n == HP_SCC_WRING) resolve_word(w);
         if (!is_ret && edge_place(w, &pos) != 0) return;
         pword p = {pos, v, pg, id, (uint32_t)is_ret, d};
@@ -975,9 +983,8 @@ static void resolve_root(walker *w)
     rword r = rring[rring_head];
     rring_head = (rring_head + 1) % HP_SCC_RRING;
     rring_n--;
-    hp_slot *s = r.page ? hp_trace_slot_on(r.page, r.v) : NULL;
-    uint32_t t = s ? s[0] : HP_NO_RECORD;
-    if (t >= nrecs) t = node_of(w, r.v, r.interior, &s);
+    hp_slot *s;
+    uint32_t t = node_on(w, r.page, r.v, r.interior, &s);
     if (t == HP_NO_RECORD) return;
     /* (scanned at hp_trace_scc_end, with every root's targets in the
      * pipeline together) */
