@@ -217,11 +217,47 @@ static void note_args(hp_ldv_span *s, long nr, const greg_t *g)
     }
 }
 
-static int any_in_span(const greg_t *g)
+/* Could the call reach a protected page? An argument in the protected
+ * span, or a call that takes an array of pointers (which may lie outside
+ * the span, on the stack, and point into it: preadv with a stack iovec). */
+static int may_reach_span(long nr, const greg_t *g)
 {
-    return in_span((uintptr_t)g[REG_RDI]) || in_span((uintptr_t)g[REG_RSI]) ||
-           in_span((uintptr_t)g[REG_RDX]) || in_span((uintptr_t)g[REG_R10]) ||
-           in_span((uintptr_t)g[REG_R8]) || in_span((uintptr_t)g[REG_R9]);
+    if (in_span((uintptr_t)g[REG_RDI]) || in_span((uintptr_t)g[REG_RSI]) ||
+        in_span((uintptr_t)g[REG_RDX]) || in_span((uintptr_t)g[REG_R10]) ||
+        in_span((uintptr_t)g[REG_R8]) || in_span((uintptr_t)g[REG_R9]))
+        return 1;
+    switch (nr) {
+    case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+    case SYS_preadv2: case SYS_pwritev2: case SYS_vmsplice:
+    case SYS_process_vm_readv: case SYS_process_vm_writev:
+    case SYS_sendmsg: case SYS_recvmsg: case SYS_sendmmsg: case SYS_recvmmsg:
+    case SYS_execve: case SYS_execveat:
+#ifdef SYS_futex_waitv
+    case SYS_futex_waitv:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The call failed with EFAULT having noted nothing (`s` is empty): it came
+ * while a collection had every page open (a collection's calls note
+ * nothing, the index being rebuilt), and the protect pass closed the page
+ * of one of its buffers before the kernel read it (a thread's futex on a
+ * heap mutex, woken as the world restarts: glibc aborts on EFAULT). Wait
+ * for the pass to end, note the arguments now and keep their pages open
+ * while the call is made again: 1 to retry. Bounded: the thread may be the
+ * collecting one itself, whose pass cannot end while it waits. */
+static int note_late(hp_ldv_span *s, long nr, const greg_t *g)
+{
+    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) hp_sys_sched_yield();
+    if (atomic_load(&hp_ldv.collecting) || !may_reach_span(nr, g)) return 0;
+    note_args(s, nr, g);
+    if (!s->any) return 0;
+    hp_ldv_sys_begin(s);
+    atomic_fetch_add(&hp_ldv.efault_retries, 1);
+    return 1;
 }
 
 /* ---- the calls that cannot run inside the handler ---- */
@@ -361,7 +397,7 @@ static void on_sys(siginfo_t *si, void *ucv)
     long nr = (long)g[REG_RAX];
     atomic_fetch_add_explicit(&S.dispatched, 1, memory_order_relaxed);
     hp_ldv_span s = HP_LDV_SPAN_INIT;
-    if (!atomic_load(&hp_ldv.collecting) && any_in_span(g)) note_args(&s, nr, g);
+    if (!atomic_load(&hp_ldv.collecting) && may_reach_span(nr, g)) note_args(&s, nr, g);
     long a0 = (long)g[REG_RDI], a1 = (long)g[REG_RSI], a2 = (long)g[REG_RDX];
     long a3 = (long)g[REG_R10], a4 = (long)g[REG_R8], a5 = (long)g[REG_R9];
     sigset_t wait_mask;
@@ -445,14 +481,13 @@ static void on_sys(siginfo_t *si, void *ucv)
     hp_rt_sys_leave();   /* the call's own time is the program's */
     long r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
     hp_rt_sys_enter(0);
-    if (r == -EFAULT && s.any) {       /* a protect pass raced it: once more */
-        int tries = 0;
+    /* A protect pass raced it: again, a few times at most. */
+    for (int tries = 0; r == -EFAULT;) {
         errno = EFAULT;
-        if (hp_ldv_sys_retry(&s, &tries)) {
-            hp_rt_sys_leave();
-            r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
-            hp_rt_sys_enter(0);
-        }
+        if (s.any ? !hp_ldv_sys_retry(&s, &tries) : (tries++ || !note_late(&s, nr, g))) break;
+        hp_rt_sys_leave();
+        r = hp_sys_raw6(nr, a0, a1, a2, a3, a4, a5);
+        hp_rt_sys_enter(0);
     }
     hp_ldv_sys_end(&s);
     if ((nr == SYS_clone || nr == SYS_fork) && r == 0) hp_ldv_sud_after_fork_child();

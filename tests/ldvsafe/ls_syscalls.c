@@ -146,6 +146,13 @@ int main(void)
     GC_gcollect();
     say("preadv", preadv(fd, iov, 2, 10));
     printf("  %s %s\n", b1, b2);
+    /* The same with the vector on the stack: only what it points to is
+     * on the heap. */
+    char *c1 = heap(8), *c2 = heap(8);
+    struct iovec siov[2] = {{c1, 5}, {c2, 5}};
+    GC_gcollect();
+    say("preadv stack", preadv(fd, siov, 2, 10));
+    printf("  %s %s\n", c1, c2);
     char *lb = heap(256);
     say("readlinkat", readlinkat(AT_FDCWD, "link", lb, 255));
     printf("  %s\n", lb);
