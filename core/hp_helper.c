@@ -20,10 +20,13 @@ int hp_helper_init(void)
     for (long i = 0; n > 0 && i < n / (long)sizeof mask[0]; i++)
         cpus += __builtin_popcountl(mask[i]);
     hp_helper_.cpus = cpus;
-    /* The stack, with a guard page below it. */
+    /* The stack, with a guard page below it; an hp_vec, so that the
+     * .prof's profiler memory counts it. */
     size_t size = HP_HELPER_STACK + 4096;
-    void *p = hp_sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED || p == NULL) return -1;
+    if (hp_vec_reserve(&hp_helper_.stack_vec, size) != 0 ||
+        hp_vec_ensure(&hp_helper_.stack_vec, size) != 0)
+        return -1;
+    char *p = (char *)hp_helper_.stack_vec.base;
     if (hp_sys_mprotect(p, 4096, PROT_NONE) != 0) return -1;
     hp_helper_.stack = (char *)p;
     hp_helper_.stack_top = (char *)p + size;

@@ -3,10 +3,13 @@
 #ifndef HP_HELPER_INTERNAL_H
 #define HP_HELPER_INTERNAL_H
 
+#include "core/hp_mem.h"
+
 #define HP_HELPER_STACK ((unsigned long)256 << 10)
 
 typedef struct hp_helper_state {
     char *stack, *stack_top;   /* mapped at start-up; top 16-byte aligned */
+    hp_vec stack_vec;          /* (profiler memory, as the .prof counts it) */
     int cpus;                  /* in the process's affinity mask */
     int forbidden;             /* hp_helper_forbid */
     /* The running thread's id word: set to 1 before it is made; the
