@@ -1116,9 +1116,10 @@ static inline int is_shared(uint32_t d) { return (shared[d >> 6] >> (d & 63)) & 
 /* Every node's head, and Tarjan's graph reduced to the heads: 1, with
  * `edges` and each head's nd[] now the reduced graph's (the others' unused:
  * Tarjan and the sets' pass reach heads only); 0 when not worth it (more
- * than half the nodes are heads) or out of memory, everything left as it
- * was. One pass over the nodes (heads); the rest is over the heads and
- * the edges to them, listed by step 0 and that pass. */
+ * than half the nodes are heads, half the edges or more to nodes found
+ * before, or more of those than step 0 would list) or out of memory, the
+ * graph left as it was. One pass over the nodes (heads); the rest is over
+ * the heads and the edges to them, listed by step 0 and that pass. */
 static int reduce_to_heads(uint64_t *visits)
 {
     /* Every edge to a head finds a node found before, or is the first to
