@@ -94,7 +94,7 @@ const char *hp_config_help(void)
 "              turn), components (strongly connected: each object once)\n"
 "  helper=H    retainer mode: a second thread shares the component walk's\n"
 "              heaviest step: auto (default: with two CPUs or more, on a walk\n"
-"              of 262,144 words or more that seldom needs its lock), yes, no\n"
+"              of 65,536 words or more that seldom needs its lock), yes, no\n"
 "  sample=B    modes cc, module, kind: record only sampled objects, one per B\n"
 "              bytes on average (e.g. 512K); every figure is an estimate,\n"
 "              scaled by the inverse of each object's chance of being sampled\n"

@@ -250,11 +250,15 @@ static int seen_room(uint32_t n)
  * sharing cost more than they save) while taking the lock (Note [Two
  * walkers]) for fewer than one node in HP_SCC_HELPER_LOCKS: the walkers
  * then seldom wait for each other. (Inkscape's heap, full of C++ objects
- * reached through interior pointers and of uncollectable retainers: 2.3
- * locks a node, and its walk 4 times slower with a helper than without;
- * Guile's hash table: one lock in 76 nodes, step 0 a quarter to a third
- * faster.) */
-#define HP_SCC_HELPER_WORDS ((uint64_t)1 << 18)
+ * reached through interior pointers and of uncollectable retainers, took
+ * 2.3 locks a node before interior pointers were resolved inline, and its
+ * walk was 4 times slower with a helper than without; Guile's hash table:
+ * one lock in 76 nodes, step 0 a quarter to a third faster.) 65,536
+ * words, not 262,144 as first: ECL's censuses of 70,000-100,000 conses
+ * (200,000 words) then take the helper, ns a visit 54 -> 48-51 in
+ * interleaved runs, Inkscape's 46-48 -> 44-47; 16,384 measured no
+ * better. */
+#define HP_SCC_HELPER_WORDS ((uint64_t)1 << 16)
 #define HP_SCC_RCACHE 512
 /* The fewest nodes whose labels the helper shares (step 3). */
 #define HP_SCC_HELPER_LABELS ((uint32_t)1 << 17)
