@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -145,9 +146,17 @@ static void note(hp_ldv_span *s, uintptr_t a)
 
 static int in_span(uintptr_t a) { return a >= hp_ldv.lo && a < hp_ldv.hi; }
 
-/* Read a word the program gave (its page is open by now, or it is not in
- * the heap). */
-static uintptr_t word(uintptr_t a) { return *(const volatile uintptr_t *)a; }
+/* Read a word the program gave: directly where it lies in the heap (its
+ * page opened by note() just before), else with process_vm_readv, which
+ * fails instead of faulting: an array off the heap is read for every call
+ * that takes one, and a program may pass a bad pointer expecting EFAULT.
+ * 0 when unreadable. */
+static uintptr_t word(uintptr_t a)
+{
+    if (in_span(a) && in_span(a + sizeof(uintptr_t) - 1)) return *(const volatile uintptr_t *)a;
+    uintptr_t v = 0;
+    return hp_sys_read_own_memory(&v, (const void *)a, sizeof v) == (ssize_t)sizeof v ? v : 0;
+}
 
 static void note_iov(hp_ldv_span *s, uintptr_t v, long n)
 {
@@ -160,10 +169,10 @@ static void note_msg(hp_ldv_span *s, uintptr_t m)
 {
     if (!m) return;
     note(s, m);
-    const struct msghdr *h = (const struct msghdr *)m;
-    note(s, (uintptr_t)h->msg_name);
-    note(s, (uintptr_t)h->msg_control);
-    note_iov(s, (uintptr_t)h->msg_iov, (long)h->msg_iovlen);
+    note(s, word(m + offsetof(struct msghdr, msg_name)));
+    note(s, word(m + offsetof(struct msghdr, msg_control)));
+    note_iov(s, word(m + offsetof(struct msghdr, msg_iov)),
+             (long)word(m + offsetof(struct msghdr, msg_iovlen)));
 }
 
 static void note_vector(hp_ldv_span *s, uintptr_t v)

@@ -7,6 +7,7 @@
 #define GC_THREADS
 #include <gc/gc.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -153,6 +154,12 @@ int main(void)
     GC_gcollect();
     say("preadv stack", preadv(fd, siov, 2, 10));
     printf("  %s %s\n", c1, c2);
+    /* And a vector the program should not have passed: EFAULT, as without
+     * heapprof (which reads it too, now that a vector off the heap may
+     * point into it). */
+    struct iovec *volatile badv = (struct iovec *)8;
+    long bad = preadv(fd, badv, 1, 10);
+    printf("preadv of a bad vector: %s\n", bad < 0 && errno == EFAULT ? "EFAULT" : "not EFAULT");
     char *lb = heap(256);
     say("readlinkat", readlinkat(AT_FDCWD, "link", lb, 255));
     printf("  %s\n", lb);
