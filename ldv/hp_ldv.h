@@ -100,6 +100,9 @@ void hp_ldv_sys_argv(hp_ldv_span *s, char *const *v);
 void hp_ldv_sys_begin(hp_ldv_span *s);
 void hp_ldv_sys_end(hp_ldv_span *s);
 int hp_ldv_sys_retry(hp_ldv_span *s, int *tries);
+/* Wait (a bounded time: the caller may be the collecting thread) for a
+ * collection's protect pass to end: 1 when none runs now. */
+int hp_ldv_sys_wait_collection(void);
 
 /* ---- The sigaction/signal interposers' part (preload/
  * hp_sigaction_wrappers.c): the program's action for a signal heapprof

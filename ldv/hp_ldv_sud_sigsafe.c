@@ -260,8 +260,7 @@ static int may_reach_span(long nr, const greg_t *g)
  * collecting one itself, whose pass cannot end while it waits. */
 static int note_late(hp_ldv_span *s, long nr, const greg_t *g)
 {
-    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) hp_sys_sched_yield();
-    if (atomic_load(&hp_ldv.collecting) || !may_reach_span(nr, g)) return 0;
+    if (!hp_ldv_sys_wait_collection() || !may_reach_span(nr, g)) return 0;
     note_args(s, nr, g);
     if (!s->any) return 0;
     hp_ldv_sys_begin(s);

@@ -83,12 +83,18 @@ void hp_ldv_sys_end(span *s)
     if (s->any) hp_ldv_inflight_end(s->slot);
 }
 
+int hp_ldv_sys_wait_collection(void)
+{
+    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) hp_sys_sched_yield();
+    return !atomic_load(&hp_ldv.collecting);
+}
+
 /* An EFAULT on a heap buffer: wait for a protect pass to end, open the
  * buffer's pages again, and say whether to retry. */
 int hp_ldv_sys_retry(span *s, int *tries)
 {
     if (!s->any || errno != EFAULT || ++*tries > 3) return 0;
-    for (int i = 0; i < 100000 && atomic_load(&hp_ldv.collecting); i++) hp_sys_sched_yield();
+    hp_ldv_sys_wait_collection();
     atomic_fetch_add(&hp_ldv.handlers, 1);
     if (!atomic_load(&hp_ldv.collecting)) hp_ldv_open_range_again(s->lo, s->hi - s->lo);
     atomic_fetch_sub(&hp_ldv.handlers, 1);
