@@ -44,7 +44,8 @@
  *     and the edges in order: not the objects, not the nodes' states.
  *  3. Each object's label is its component's set.
  * Steps 1-3 run over the heads only when most nodes are tree nodes (Note
- * [Tree nodes]).
+ * [Tree nodes]). Tarjan never walks a node without edges (Note
+ * [Leaves]).
  *
  * Tarjan's state is one 32-bit word per node (Pearce's variant, "A
  * space-efficient algorithm for finding strongly connected components",
@@ -168,6 +169,15 @@ static uint64_t nnone;     /* edges that point at nothing (HP_SCC_NONE) */
 #define HP_SCC_NOPRED UINT32_MAX
 #define HP_SCC_CTOP 0xfffffff0u
 static uint32_t cnext;  /* the next component's word; completed ones are above */
+/* Note [Leaves]: a leaf's Tarjan word (above every component's), and an
+ * edge to leaf d once Tarjan has passed it (HP_SCC_LEAF | d: below
+ * HP_SCC_NONE, above every component number, as dense ids are below
+ * 2^30). */
+#define HP_SCC_LEAF_WORD 0xfffffff8u
+#define HP_SCC_LEAF 0x80000000u
+static uint32_t *lset;  /* a leaf's set, by dense id */
+static uint32_t lset_empty;
+static int use_leaves;
 static uint32_t *tstack, *comp_start, *comp_set;
 static ordered *order;
 static uint32_t *edges;   /* each node's targets, found once (after step 0) */
@@ -921,7 +931,8 @@ static int push_frame(uint32_t n)
 static inline void resolve_edge(frame *f, uint32_t r)
 {
     if (r > cnext) {
-        edges[f->pos - 1] = HP_SCC_CTOP - r;
+        edges[f->pos - 1] = r == HP_SCC_LEAF_WORD ? HP_SCC_LEAF | edges[f->pos - 1]
+                                                  : HP_SCC_CTOP - r;
         return;
     }
     if (r < rix[f->node]) {
@@ -931,10 +942,30 @@ static inline void resolve_edge(frame *f, uint32_t r)
     edges[f->pos - 1] = HP_SCC_INSIDE;
 }
 
+/* Note [Leaves]
+ * ~~~~~~~~~~~~~~
+ * A node without edges (an atomic object, an object with no word into the
+ * heap, a retainer: its words are injections) is a component of its own
+ * that passes nothing on: its set is the union of what its in-edges and
+ * injections bring. Tarjan need not walk it: the first time it meets one
+ * (unreached, no edges) its word becomes HP_SCC_LEAF_WORD and the edge
+ * HP_SCC_LEAF | its dense id, and the sets' pass joins into lset[leaf]
+ * what it would have joined into the leaf's component. Inkscape's heap is
+ * 84% leaves (strings, and its 60,000 uncollectable containers): Tarjan
+ * 5.8 -> 2.5 ms over a run. Not with dominators=yes, which needs every
+ * node's component. */
+static inline int leaf(uint32_t n)
+{
+    if (!use_leaves || nd[n].ecnt) return 0;
+    rix[n] = HP_SCC_LEAF_WORD;
+    lset[n] = lset_empty;
+    return 1;
+}
+
 /* Tarjan's strongconnect from n, without recursion. */
 static void dfs(uint32_t start)
 {
-    if (rix[start] || push_frame(start) != 0) return;
+    if (rix[start] || leaf(start) || push_frame(start) != 0) return;
     while (nframes && !failed) {
         frame *f = &frames[nframes - 1];
         uint32_t n = f->node;
@@ -943,9 +974,10 @@ static void dfs(uint32_t start)
             if (t == HP_SCC_NONE) continue;
             st.visits++;
             uint32_t r = rix[t];
-            if (!r) push_frame(t);   /* (frames may move); its edge is resolved
-                                        when its frame is done */
-            else resolve_edge(f, r);
+            if (r) resolve_edge(f, r);
+            else if (leaf(t)) edges[f->pos - 1] = HP_SCC_LEAF | t;
+            else push_frame(t);   /* (frames may move); its edge is resolved
+                                     when its frame is done */
             continue;
         }
         /* n's words are done. */
@@ -1219,7 +1251,7 @@ static void label_range(void *arg)
         uint32_t h = j->reduced ? hd[d] : d;   /* (a tree node has its head's set) */
         if (!rix[h]) continue;
         uint32_t n = dnode[d];
-        uint32_t s = comp_set[HP_SCC_CTOP - rix[h]];
+        uint32_t s = rix[h] == HP_SCC_LEAF_WORD ? lset[h] : comp_set[HP_SCC_CTOP - rix[h]];
         uint32_t label = s & HP_TRACE_LABEL_MASK;
         members += ops.set_size(s);
         if (n < nrecs) {
@@ -1239,6 +1271,10 @@ hp_trace_stats hp_trace_scc_end(int *ok)
     step0();
     uint64_t visits = 0;
     int reduced = !failed && !ops.dominators && reduce_to_heads(&visits);
+    use_leaves = !failed && !ops.dominators;
+    if (use_leaves && ENSURE(scc_rcount_vec, lset, (size_t)ndense + 1, uint32_t) != 0)
+        failed = use_leaves = 0;   /* (out of memory for it: no leaves) */
+    lset_empty = ops.empty_set();
     for (uint64_t i = 0; i < ninject && !failed; i++)
         if (!rix[injects[i].node]) dfs(injects[i].node);   /* (most are reached already) */
     if (reduced) st.visits = visits;   /* (every edge, passed once, as unreduced) */
@@ -1251,8 +1287,9 @@ hp_trace_stats hp_trace_scc_end(int *ok)
      * are, and Inkscape's 60,000 uncollectable containers inject a
      * quarter of a million times a census.) */
     for (uint64_t i = 0; i < ninject; i++) {
-        uint32_t c = HP_SCC_CTOP - rix[injects[i].node], s = injects[i].set;
-        if (comp_set[c] != s) comp_set[c] = comp_set[c] == empty ? s : ops.set_union(comp_set[c], s);
+        uint32_t d = injects[i].node, s = injects[i].set;
+        uint32_t *to = rix[d] == HP_SCC_LEAF_WORD ? &lset[d] : &comp_set[HP_SCC_CTOP - rix[d]];
+        if (*to != s) *to = *to == empty ? s : ops.set_union(*to, s);
     }
     /* Predecessors first: decreasing component number. */
     for (uint32_t c = ncomp; c-- > 0;) {
@@ -1262,8 +1299,9 @@ hp_trace_stats hp_trace_scc_end(int *ok)
             const uint32_t *e = edges + order[k].eoff;
             for (uint32_t j = 0; j < order[k].ecnt; j++) {
                 uint32_t d = e[j];
-                if (d < HP_SCC_NONE && comp_set[d] != s)   /* (not inside, not none) */
-                    comp_set[d] = comp_set[d] == empty ? s : ops.set_union(comp_set[d], s);
+                if (d >= HP_SCC_NONE) continue;   /* (inside, or none) */
+                uint32_t *to = d & HP_SCC_LEAF ? &lset[d & ~HP_SCC_LEAF] : &comp_set[d];
+                if (*to != s) *to = *to == empty ? s : ops.set_union(*to, s);
             }
         }
     }
