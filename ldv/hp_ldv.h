@@ -131,6 +131,24 @@ int hp_ldv_sigmask(int how, const sigset_t *set, sigset_t *old,
 void hp_ldv_sigaction_in(int sig, struct sigaction *act);
 unsigned char hp_ldv_sigaction_kept(int sig);
 void hp_ldv_sigaction_out(int sig, struct sigaction *oact, unsigned char before);
+/* ---- The program's alternate signal stack (hp_ldv_altstack_sigsafe.c):
+ * in mode ldv the kernel holds a stand-in of heapprof's for it, so that
+ * heapprof's frequent faults never run on memory the program sized and
+ * placed for its own handler; the program sees what it asked for.
+ * Async-signal-safe. ---- */
+/* sigaltstack: 1 when done here (mode ldv: *result is the call's, 0 or -1
+ * with errno; *register_thread: call hp_ldv_altstack_register once, in
+ * this thread), or 0: make the real call. */
+int hp_ldv_altstack_call(const stack_t *ss, stack_t *old, int *result, int *register_thread);
+/* This thread's stand-in is dropped when it ends (hp_ldv_trap.c: a
+ * thread-exit key). */
+void hp_ldv_altstack_register(void);
+/* A thread that ends: the kernel lets go of its stand-in, then it is
+ * unmapped. */
+void hp_ldv_altstack_thread_end(void);
+/* When the handlers are installed: the calling thread's alternate stack,
+ * set before, gets its stand-in. */
+void hp_ldv_altstack_adopt(void);
 /* A new thread starts (preload's pthread_create interposer, in the new
  * thread): system calls seen from it too (hp_ldv_sud.c). */
 void hp_ldv_thread_start(void);

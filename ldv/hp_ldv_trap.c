@@ -12,6 +12,7 @@
 #include "core/hp_symbols.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +37,23 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigacti
      * runs even while system calls are dispatched. */
     return hp_ldv_install_handler(sig, fn, SA_RESTART | SA_ONSTACK | SA_NODEFER,
                                   &handler_mask, prev);
+}
+
+/* A thread's alternate-stack stand-in (hp_ldv_altstack_sigsafe.c) goes
+ * with it. */
+static pthread_key_t altstack_key;
+
+static void altstack_gone(void *p)
+{
+    (void)p;
+    hp_ldv_altstack_thread_end();
+}
+
+void hp_ldv_altstack_register(void)
+{
+    /* (glibc's first keys live in the thread's own descriptor: no
+     * allocation, safe in a handler) */
+    pthread_setspecific(altstack_key, (void *)1);
 }
 
 /* What a fault costs in the kernel (delivering the signal, returning from
@@ -102,7 +120,9 @@ int hp_ldv_trap_init(char *err, unsigned long errlen)
         err[errlen - 1] = 0;
         return -1;
     }
+    pthread_key_create(&altstack_key, altstack_gone);
     installed = 1;
+    hp_ldv_altstack_adopt();
     hp_rt_clock_init();
     calibrate();
     hp_ldv_peek_open();

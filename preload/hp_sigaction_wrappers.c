@@ -1,12 +1,15 @@
-/* hp_sigaction_wrappers: heapprof's sigaction, signal, sigprocmask and
- * pthread_sigmask (entry points, level 1). In mode ldv heapprof's SIGSEGV
- * handler (and SIGTRAP, with single steps) must stay first: the program's
- * action for those signals is kept by ldv (hp_ldv_program_action) and
- * chained to by heapprof's handler. And in mode ldv SIGSEGV, SIGTRAP and
- * SIGSYS are never really blocked (a fault on a protected page with them
- * blocked kills the process): masks reach the kernel without them and the
- * program sees what it asked for (ldv/hp_ldv_sigview_sigsafe.c). In other
- * modes every call goes straight to libc. Async-signal-safe (the calls
+/* hp_sigaction_wrappers: heapprof's sigaction, signal, sigaltstack,
+ * sigprocmask and pthread_sigmask (entry points, level 1). In mode ldv
+ * heapprof's SIGSEGV handler (and SIGTRAP, with single steps) must stay
+ * first: the program's action for those signals is kept by ldv
+ * (hp_ldv_program_action) and chained to by heapprof's handler. SIGSEGV,
+ * SIGTRAP and SIGSYS are never really blocked (a fault on a protected page
+ * with them blocked kills the process): masks reach the kernel without
+ * them and the program sees what it asked for
+ * (ldv/hp_ldv_sigview_sigsafe.c). A thread's alternate signal stack in the
+ * kernel is a stand-in of heapprof's, the program's kept as its view
+ * (ldv/hp_ldv_altstack_sigsafe.c). In other modes every call goes straight
+ * to libc (sigaltstack: the system call). Async-signal-safe (the calls
  * are). */
 #include "core/hp_sys.h"
 #include "ldv/hp_ldv.h"
@@ -54,6 +57,16 @@ EXPORT sighandler_t signal(int sig, sighandler_t fn)
     p->sa_handler = fn;
     p->sa_flags = SA_RESTART;
     return old;
+}
+
+EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+    int result, register_thread;
+    if (hp_ldv_altstack_call(ss, old, &result, &register_thread)) {
+        if (register_thread) hp_ldv_altstack_register();
+        return result;
+    }
+    return (int)HP_SYS6(SYS_sigaltstack, ss, old, 0, 0, 0, 0);
 }
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
