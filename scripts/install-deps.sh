@@ -15,8 +15,9 @@
 #                                    /var/cache/heapprof-test); adds a deb-src
 #                                    entry first if apt has none.
 #   scripts/install-deps.sh --all    also the slow suite's programs
-#                                    (scripts/test.sh --all): Inkscape, nix
-#                                    and GNU poke, large or seldom used.
+#                                    (scripts/test.sh --all): Inkscape, nix,
+#                                    GNU poke and Asymptote, large or seldom
+#                                    used.
 set -euo pipefail
 
 PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-dev
@@ -29,9 +30,10 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # pprof` (golang-go).
 TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go libc6-dbg)
 # Only for --all: more real programs on libgc for the slow suite
-# (tests/external/test_programs.py: retainer coverage on each), and
-# guile-3.0-dev for guild, which bench/bench_ldv_programs.py runs.
-ALL_PACKAGES=(inkscape nix-bin poke guile-3.0-dev)
+# (tests/external/test_programs.py: retainer coverage on each; Asymptote
+# also under ldv), and guile-3.0-dev for guild, which
+# bench/bench_ldv_programs.py runs.
+ALL_PACKAGES=(inkscape nix-bin poke asymptote guile-3.0-dev)
 CACHE=${HEAPPROF_TEST_CACHE:-/var/cache/heapprof-test}
 DEBSRC_FILE=/etc/apt/sources.list.d/heapprof-deb-src.sources
 

@@ -3,10 +3,14 @@ packages with scripts/install-deps.sh --all): the retainer profile on more
 Debian programs that allocate with libgc -- Inkscape exporting an SVG to
 PNG (C++, uncollectable containers), nix-instantiate evaluating a fold
 into a large attribute set (C++, GC_malloc_many), GNU poke running a
-script over a binary file (finalizers, GC_realloc grown in place). Each
-runs under HEAPPROF=retainer,interval=0 with the same output as without
-heapprof, and at every census with a traversal at least 99% of live bytes
-are attributed to named retainers (issue "retainers on real runtimes")."""
+script over a binary file (finalizers, GC_realloc grown in place),
+Asymptote running a script (libgc, and libsigsegv's handler on an
+alternate stack of its own). Each runs under HEAPPROF=retainer,interval=0
+with the same output as without heapprof, and at every census with a
+traversal at least 99% of live bytes are attributed to named retainers
+(issue "retainers on real runtimes"); Asymptote also under mode ldv with
+the default policy and ldv=page (it died under every ldv policy when
+heapprof's faults ran on its alternate stack)."""
 import hashlib
 import os
 import random
@@ -14,7 +18,7 @@ import shutil
 import tempfile
 import unittest
 
-from test_runtimes import retainer_coverage, run
+from test_runtimes import HERE, retainer_coverage, run
 
 
 def svg():
@@ -65,6 +69,22 @@ class Programs(unittest.TestCase):
         # tests/external/runtimes/sum.pk over 40,000 random bytes.
         data = bytes(random.Random(2).randrange(256) for _ in range(40000))
         self.same_as_plain("poke", ["poke", "-L", "sum.pk"], {"data.bin": data})
+
+    def test_asymptote(self):
+        # tests/external/runtimes/trees.asy (copied beside the run).
+        argv = ["asy", "-noV", "trees.asy"]
+        self.same_as_plain("asy", argv, {})
+        d = tempfile.mkdtemp(prefix="hp-asy-")
+        self.addCleanup(shutil.rmtree, d, True)
+        shutil.copy(os.path.join(HERE, "runtimes", "trees.asy"), d)
+        plain = run(argv, d)
+        self.assertEqual(plain.returncode, 0, plain.stderr[-2000:])
+        self.assertEqual(plain.stdout, "997489328\n20000\n4999950000\n")
+        for policy in ("ldv", "ldv,ldv=page"):
+            r = run(argv, d, heapprof=policy + ",interval=0")
+            self.assertEqual((r.returncode, r.stdout), (0, plain.stdout),
+                             "%s: %s" % (policy, r.stderr[-2000:]))
+            self.assertIn("heapprof: wrote asy.hp", r.stderr)
 
 
 if __name__ == "__main__":
