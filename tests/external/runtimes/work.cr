@@ -8,7 +8,7 @@ sum = 0_i64
   words = Array(String).new(n) { |i| "w#{round}-#{i}" }
   h = {} of String => Int32
   words.each_with_index { |w, i| h[w] = i }
-  sum += h.values.sum
+  sum += h.values.sum(0_i64)
   kept << words if round % 4 == 0
   GC.collect if round % 5 == 4
 end
