@@ -40,18 +40,25 @@ static void module_short(hp_buf *b, const char *m)
     for (size_t i = 0; i < n; i++) hp_buf_chr(b, m[i]);
 }
 
-/* "function" for a code address, else "module+0xoffset". */
+/* "function" for a code address, else "module+0xaddress", the address
+ * in the module's file (what addr2line -f -e takes), the module's name as
+ * labels show it: a stripped module's functions, which the symbol table
+ * names "libguile-3.0.so.1+0x...", are "guile-3.0+0x..." here. */
 static void code_text(hp_buf *b, uintptr_t pc)
 {
     hp_sym_info si = hp_symbols_lookup(pc);
-    if (si.function) {
+    if (si.function && !si.synthesized) {
         hp_buf_str(b, hp_demangle(si.function, HP_DEMANGLE_SHORT));
         return;
     }
     module_short(b, si.module);
-    uintptr_t lo, hi;
     hp_buf_str(b, "+0x");
-    hp_buf_hex(b, hp_symbols_module_span(pc, &lo, &hi) == 0 ? pc - lo : pc);
+    if (si.module) {
+        hp_buf_hex(b, (si.function ? si.start : pc) - si.bias);
+    } else {
+        uintptr_t lo, hi;
+        hp_buf_hex(b, hp_symbols_module_span(pc, &lo, &hi) == 0 ? pc - lo : pc);
+    }
 }
 
 static void ident_text(hp_buf *b, uint32_t id)
