@@ -136,10 +136,10 @@ void hp_ldv_sigaction_out(int sig, struct sigaction *oact, unsigned char before)
  * heapprof's frequent faults never run on memory the program sized and
  * placed for its own handler; the program sees what it asked for.
  * Async-signal-safe. ---- */
-/* sigaltstack: 1 when done here (mode ldv: *result is the call's, 0 or -1
- * with errno; *register_thread: call hp_ldv_altstack_register once, in
- * this thread), or 0: make the real call. */
-int hp_ldv_altstack_call(const stack_t *ss, stack_t *old, int *result, int *register_thread);
+/* sigaltstack, in every mode (outside ldv, the system call): 0, or -1
+ * with errno. *register_thread: call hp_ldv_altstack_register once, in
+ * this thread. */
+int hp_ldv_altstack(const stack_t *ss, stack_t *old, int *register_thread);
 /* This thread's stand-in is dropped when it ends (hp_ldv_trap.c: a
  * thread-exit key). */
 void hp_ldv_altstack_register(void);

@@ -62,6 +62,12 @@ static int kernel_altstack(const stack_t *ss, stack_t *old)
     return (int)HP_SYS6(SYS_sigaltstack, ss, old, 0, 0, 0, 0);
 }
 
+static void kernel_altstack_off(void)
+{
+    stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
+    kernel_altstack(&off, NULL);
+}
+
 /* Give the kernel a stand-in for `want` (the program's): 0, or -1 (out of
  * memory: then the kernel keeps what it has). The thread must not be
  * running on the kernel's alternate stack. */
@@ -74,9 +80,7 @@ static int stand_in(const stack_t *want)
         if (p < 0 && p > -4096) return -1;
         hp_sys_raw6(SYS_mprotect, p, (long)HP_ALT_GUARD, PROT_NONE, 0, 0, 0);
         if (at.map) {
-            /* The old mapping stops being the kernel's first. */
-            stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
-            kernel_altstack(&off, NULL);
+            kernel_altstack_off();   /* (the old mapping stops being the kernel's first) */
             hp_sys_raw6(SYS_munmap, (long)at.map, (long)at.map_size, 0, 0, 0, 0);
         }
         at.map = (char *)p;
@@ -88,12 +92,12 @@ static int stand_in(const stack_t *want)
     return kernel_altstack(&mine, NULL) == 0 ? 0 : -1;
 }
 
-int hp_ldv_altstack_call(const stack_t *ss, stack_t *old, int *result, int *register_thread)
+int hp_ldv_altstack(const stack_t *ss, stack_t *old, int *register_thread)
 {
     *register_thread = 0;
-    if (!hp_ldv_trap_.installed) return 0;   /* not mode ldv: the real call */
     stack_t k;
-    if (kernel_altstack(NULL, &k) != 0) return 0;
+    if (!hp_ldv_trap_.installed || kernel_altstack(NULL, &k) != 0)
+        return kernel_altstack(ss, old);   /* not mode ldv: the call itself */
     int on = (k.ss_flags & SS_ONSTACK) != 0;
     stack_t told = k;   /* (no stand-in: the kernel's own, none or set before ldv) */
     if (at.virt) {
@@ -103,15 +107,11 @@ int hp_ldv_altstack_call(const stack_t *ss, stack_t *old, int *result, int *regi
     if (ss) {
         if (on) {   /* as the kernel answers a change made on the stack */
             errno = EPERM;
-            *result = -1;
-            return 1;
+            return -1;
         }
         /* The kernel judges the request (flags, size) as it would without
          * heapprof, and holds it until the stand-in replaces it. */
-        if (kernel_altstack(ss, NULL) != 0) {
-            *result = -1;
-            return 1;
-        }
+        if (kernel_altstack(ss, NULL) != 0) return -1;
         if (ss->ss_flags & SS_DISABLE) {
             at.virt = 0;
         } else if (stand_in(ss) == 0) {
@@ -127,8 +127,7 @@ int hp_ldv_altstack_call(const stack_t *ss, stack_t *old, int *result, int *regi
         }
     }
     if (old) *old = told;
-    *result = 0;
-    return 1;
+    return 0;
 }
 
 void hp_ldv_altstack_adopt(void)
@@ -149,8 +148,7 @@ void hp_ldv_altstack_thread_end(void)
     stack_t k;
     if (kernel_altstack(NULL, &k) != 0 || (k.ss_flags & SS_ONSTACK)) return;
     if (at.virt) {
-        stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
-        kernel_altstack(&off, NULL);
+        kernel_altstack_off();
         at.virt = 0;
     }
     hp_sys_raw6(SYS_munmap, (long)at.map, (long)at.map_size, 0, 0, 0, 0);

@@ -61,12 +61,10 @@ EXPORT sighandler_t signal(int sig, sighandler_t fn)
 
 EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-    int result, register_thread;
-    if (hp_ldv_altstack_call(ss, old, &result, &register_thread)) {
-        if (register_thread) hp_ldv_altstack_register();
-        return result;
-    }
-    return (int)HP_SYS6(SYS_sigaltstack, ss, old, 0, 0, 0, 0);
+    int register_thread;
+    int r = hp_ldv_altstack(ss, old, &register_thread);
+    if (register_thread) hp_ldv_altstack_register();
+    return r;
 }
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
