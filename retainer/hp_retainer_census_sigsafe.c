@@ -61,9 +61,20 @@ static void code_text(hp_buf *b, uintptr_t pc)
     }
 }
 
-static void ident_text(hp_buf *b, uint32_t id)
+/* A retainer's name: in full (the .prof, rset=), or with `brief` the form
+ * a cut .hp label takes, where a stack-named retainer says first what
+ * tells it from the others of its kind (hp_retainer_label_sigsafe.c). */
+static void ident_name(hp_buf *b, uint32_t id, int brief)
 {
     const hp_ident *d = &hp_ret_idents()[id];
+    if (brief) {
+        const char *kind = d->kind == HP_RET_ADDED ? "roots:" : d->kind == HP_RET_PUSHED ? "pushed:"
+                           : d->kind == HP_RET_UNCOLL ? "uncoll:" : NULL;
+        if (kind) {
+            hp_ret_short_ident(b, id, kind);
+            return;
+        }
+    }
     switch (d->kind) {
     case HP_RET_STATIC: hp_buf_str(b, hp_demangle(d->sym, HP_DEMANGLE_FULL)); break;
     case HP_RET_STATIC_OFF:
@@ -109,6 +120,8 @@ static void ident_text(hp_buf *b, uint32_t id)
     }
 }
 
+static void ident_text(hp_buf *b, uint32_t id) { ident_name(b, id, 0); }
+
 static uint32_t set_label(uint32_t s)
 {
     if (hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)(s + 1) * 4)) return 0;
@@ -121,11 +134,18 @@ static uint32_t set_label(uint32_t s)
         hp_buf_chr(&hp_ret_.text, '(');
         hp_buf_u64(&hp_ret_.text, s);
         hp_buf_chr(&hp_ret_.text, ')');
+        size_t head = hp_ret_.text.len;
         uint32_t n;
         const uint32_t *m = hp_ret_set_members(s, &n);
-        for (uint32_t i = 0; i < n; i++) {
-            if (i) hp_buf_chr(&hp_ret_.text, ',');
-            ident_text(&hp_ret_.text, m[i]);
+        /* In full; when that would be cut at length=, with the short
+         * forms of stack-named members. */
+        for (int brief = 0; brief < 2; brief++) {
+            hp_ret_.text.len = head;
+            for (uint32_t i = 0; i < n; i++) {
+                if (i) hp_buf_chr(&hp_ret_.text, ',');
+                ident_name(&hp_ret_.text, m[i], brief);
+            }
+            if (hp_ret_.text.len <= (size_t)hp_rt.cfg.label_length) break;
         }
     }
     *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;

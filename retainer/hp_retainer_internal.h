@@ -108,4 +108,10 @@ uint32_t hp_ret_set_empty(void);
 /* a | b; MANY when that would exceed the bound (or either is MANY). */
 uint32_t hp_ret_set_union(uint32_t a, uint32_t b);
 
+/* The short form of a retainer named by a stack (HP_RET_ADDED, PUSHED,
+ * UNCOLL), `kind` its prefix ("roots:"): what tells it from the others of
+ * its kind first, for .hp labels that would be cut
+ * (hp_retainer_label_sigsafe.c). */
+void hp_ret_short_ident(hp_buf *b, uint32_t id, const char *kind);
+
 #endif

@@ -193,6 +193,46 @@ class Retainer(hptest.ProfileTest):
                 self.assertEqual(bands(traced[-1]), exp)
                 self.assertNotIn("roots@", prof)
 
+    def test_stack_named_labels_stay_distinct_when_cut(self):
+        # tests/progs/rootlabels.c: three root regions registered through
+        # one register_region/open_resource, two uncollectable holders made
+        # by one new_holder, each from its own caller. At the default label
+        # length (25) each band says first what tells it apart
+        # ("roots:..load_fonts", not "roots:register_region/o" five times),
+        # holds exactly its bytes, and the .prof's SET line gives the whole
+        # stack. With a length that fits, the whole stack is the label.
+        r, hp, prof = self.profile("rootlabels", heapprof="retainer,interval=0")
+        exp = {"%s:..%s" % tuple(k.split()[:2]): v for k, v in
+               ((l[len("EXPECT "):].rsplit(" ", 1)[0], int(l.split()[-1]))
+                for l in r.stdout.splitlines() if l.startswith("EXPECT "))}
+        self.assertEqual(len(exp), 5, r.stdout)
+        sample = self.bands_without_gc_strays_sample(hp)
+        self.assertEqual(bands(sample), exp)
+        sets = set_lines(prof)
+        for label in sample:
+            m = re.fullmatch(r"\((\d+)\)(\w+):\.\.(\w+)", label)
+            self.assertTrue(m, label)
+            kind, caller = m.group(2), m.group(3)
+            inner = "register_region/open_resource" if kind == "roots" else "new_holder"
+            self.assertEqual(sets[int(m.group(1))],
+                             ["%s:%s/%s/setup/main" % (kind, inner, caller)])
+        r, hp, prof = self.profile("rootlabels", heapprof="retainer,interval=0,length=200")
+        self.assertIn("(%s)roots:register_region/open_resource/load_fonts/setup/main" %
+                      re.search(r"SET (\d+) = \{<roots:register_region/open_resource/load_fonts/",
+                                prof).group(1), hp.last())
+
+    def bands_without_gc_strays_sample(self, hp):
+        """The last census's sample, gc:frames and gc:data dropped from its
+        sets' labels (see bands_without_gc_strays), as (id)label: bytes."""
+        out = {}
+        for label, v in hp.last().items():
+            m = re.fullmatch(r"\((\d+)\)(.*)", label)
+            members = [x for x in m.group(2).split(",") if x not in ("gc:frames", "gc:data")]
+            self.assertTrue(members, "%s alone holds %d bytes" % (label, v))
+            key = "(%s)%s" % (m.group(1), ",".join(members))
+            out[key] = out.get(key, 0) + v
+        return out
+
     def test_mark_procedure_pushes_beyond_first_room(self):
         # What mark procedures push is recorded in room that starts at
         # 65,536 pushes a collection (a million, committed up front, was
