@@ -96,7 +96,9 @@ hp_tlog *hp_shadow_log_new(void)
     log->tail = log->head = c;
     log->consumed = 0;
     log->wrote.kh = 0;
+    log->wrote.last = NULL;
     log->read.kh = 0;
+    log->read.run = 0;
     if (fresh) {
         log->next_all = atomic_load(&registry);
         atomic_store_explicit(&registry, log, memory_order_release);
@@ -154,8 +156,11 @@ int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
     hp_chunk *c = log->tail;
     uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
     if (__builtin_expect(n + 2 <= HP_CHUNK_WORDS && hp_log_fits(r, c->period0), 1)) {
-        n += hp_log_put_short(&c->w[n], r, c->period0, &log->wrote);
-        atomic_store_explicit(&c->count, n, memory_order_release);
+        unsigned took = hp_log_put_short(&c->w[n], r, c->period0, &log->wrote);
+        /* (0: the last entry's run grew, Note [Runs down a block]: the
+         * next entry's count publishes it, and the consumer reads a
+         * chunk's last entry again) */
+        if (took) atomic_store_explicit(&c->count, n + took, memory_order_release);
         return 0;
     }
     return append_slow(log, r);
@@ -217,6 +222,7 @@ void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
 {
     HP_ASSERT_OWNER();
     hp_shadow_drain(visit, ctx);
+    hp_store_.table_last.last = NULL;   /* (Note [Runs down a block]) */
     hp_freed *f = note_entry(base);
     if (f) f->seq = table_len;
 }
@@ -225,6 +231,7 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 {
     HP_ASSERT_OWNER();
     hp_shadow_drain(NULL, NULL);
+    hp_store_.table_last.last = NULL;   /* (Note [Runs down a block]) */
     hp_freed *f = note_entry(base);
     if (!f) return;
     f->resize_seq = table_len;

@@ -76,16 +76,47 @@ static int table_push_many(const hp_rec *r, size_t n)
 }
 
 /* The records of words [from, to) of chunk `c`, decoded into a buffer
- * (Note [The log's entries]; `st` the state at `from`, left at `to`) and
- * given to `fn` a buffer at a time. */
+ * (Note [The log's entries]; `st` the state at `from`, left where it
+ * stops) and given to `fn` a buffer at a time. Unless the chunk is `final`
+ * (its producer gone from it), it stops on a last entry that is a same
+ * entry, whose run the producer may still grow (Note [Runs down a
+ * block]), after handing out the objects it has: returns where it
+ * stopped, the word to start from next time (st->run says how many of
+ * that entry's objects were handed out). */
 #define DECODED 64   /* 2 KiB of stack */
-static void take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_same *st,
-                         hp_span_fn fn, void *ctx)
+static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_same *st,
+                             int final, hp_span_fn fn, void *ctx)
 {
     hp_rec buf[DECODED];
     size_t k = 0;
-    for (uint32_t i = from; i < to;) {
-        if ((c->w[i] & 15) == HP_LOG_PAD) {
+    uint32_t i = from;
+    while (i < to) {
+        uint64_t w = __atomic_load_n(&c->w[i], __ATOMIC_RELAXED);
+        unsigned how = (unsigned)(w & 15);
+        if (how == HP_LOG_PAD) {
+            i++;
+            continue;
+        }
+        if (how == HP_LOG_SAME) {
+            /* A run's objects (those the last drain stopped short of, if
+             * it stopped here), from its word as it is now. */
+            unsigned m = st->run, extra = hp_run_extra(w);
+            hp_rec one;
+            st->run = 0;
+            hp_log_decode(&c->w[i], c->period0, st, &one);   /* (its first object) */
+            st->run = 0;
+            for (; m <= extra; m++) {
+                buf[k] = one;
+                buf[k].base = one.base - (uintptr_t)m * one.granted;
+                if (++k == DECODED) {
+                    fn(buf, k, ctx);
+                    k = 0;
+                }
+            }
+            if (i + 1 == to && !final) {   /* the producer may grow it still */
+                st->run = extra + 1;
+                break;
+            }
             i++;
             continue;
         }
@@ -96,6 +127,7 @@ static void take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_same 
         }
     }
     if (k) fn(buf, k, ctx);
+    return i;
 }
 
 /* Give one log's unconsumed records to `fn` span by span; each span is
@@ -108,14 +140,17 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
     hp_chunk *c = log->head;
     for (;;) {
         uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
-        if (n > log->consumed) take_entries(c, log->consumed, n, &log->read, fn, ctx);
-        log->consumed = n;
         hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        /* (A chunk with a successor, or an exited thread's, is final.) */
+        int final = (n == HP_CHUNK_WORDS && next) || state == LOG_EXITED;
+        if (n > log->consumed)
+            log->consumed = take_entries(c, log->consumed, n, &log->read, final, fn, ctx);
         if (n == HP_CHUNK_WORDS && next) {
             hp_shadow_chunk_put(c);
             c = next;
             log->consumed = 0;
             log->read.kh = 0;
+            log->read.run = 0;
             continue;
         }
         break;
@@ -165,7 +200,7 @@ static void take_aside(hp_span_fn fn, void *ctx)
     if (!hp_store_.aside_recs) return;
     const uint64_t *w = (const uint64_t *)hp_store_.aside_vec.base;
     size_t len = hp_store_.aside_len;
-    hp_same st = {0, 0, 0};
+    hp_same st = {0};
     hp_rec buf[DECODED];
     size_t k = 0;
     for (size_t i = 0; i < len;) {
@@ -291,7 +326,7 @@ static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
 {
     const uint64_t *t = (const uint64_t *)table.base;
     size_t len = table_len;
-    hp_same st = {0, 0, 0};
+    hp_same st = {0};
     for (size_t i = 0; i < len;) {
         if (i + hp_ent_words(t[i]) > len) break;   /* (peek: a table a sweep is rewriting) */
         hp_rec r;
@@ -322,7 +357,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
     /* Records set aside at a traversal (Note [Set aside at a traversal]). */
     const uint64_t *aw = (const uint64_t *)hp_store_.aside_vec.base;
     size_t alen = hp_store_.aside_recs ? hp_store_.aside_len : 0;
-    hp_same ast = {0, 0, 0};
+    hp_same ast = {0};
     for (size_t i = 0; i < alen;) {
         if (i + hp_ent_words(aw[i]) > alen) break;
         hp_rec r;
@@ -337,6 +372,17 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         hp_same prev = l->read;
         for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
+            if (prev.run && from < n && from < HP_CHUNK_WORDS) {
+                /* A run the last drain stopped in (Note [Runs down a
+                 * block]): its objects from prev.run on, if any. */
+                uint64_t w = __atomic_load_n(&c->w[from], __ATOMIC_RELAXED);
+                if (prev.run > hp_run_extra(w)) {
+                    prev.run = 0;
+                    from++;
+                } else {
+                    prev.runw = w;
+                }
+            }
             for (uint32_t i = from; i < n && i < HP_CHUNK_WORDS;) {
                 if ((c->w[i] & 15) == HP_LOG_PAD) {
                     i++;
@@ -350,6 +396,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
             }
             from = 0;
             prev.kh = 0;
+            prev.run = 0;
         }
     }
 }

@@ -57,6 +57,14 @@ static inline int is_live(hp_blocks *b, uintptr_t base)
     return hp_blocks_in_use(b, base) && hp_real.GC_is_marked((void *)base) != 0;
 }
 
+/* Where the table pass may write up to: the words it has read, and the
+ * run it is in the middle of, whose word it keeps (Note [Runs down a
+ * block]). */
+static inline size_t read_limit(const sweep_run *s)
+{
+    return s->rd + (s->in_prev.run != 0 && s->rd < s->len);
+}
+
 /* The survivor being written back to a compact table, while its `moved`
  * is heard (hp_shadow_sweep's visitor sees it there). */
 static hp_rec *moving;
@@ -70,7 +78,7 @@ __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t ou
                                                          const hp_rec *r, const uint64_t *e,
                                                          size_t len, const hp_same *next)
 {
-    if (out + len > s->rd && s->rd < s->len) {
+    if (out + len > read_limit(s) && s->rd < s->len) {
         size_t need = out + len - s->rd;
         uint64_t *t = hp_shadow_room(s->len + need);
         if (!t) {   /* out of memory: the record is lost (said at exit) */
@@ -85,6 +93,7 @@ __attribute__((noinline)) static size_t put_compact_slow(sweep_run *s, size_t ou
     }
     __builtin_memcpy(&s->ctable[out], e, len * sizeof *e);
     s->out_prev = *next;
+    s->out_prev.last = NULL;   /* (long: nothing to grow) */
     s->kept++;
     return len;
 }
@@ -98,16 +107,30 @@ static inline __attribute__((always_inline)) size_t put_compact(sweep_run *s, si
 {
     uint64_t e[HP_LONG_WORDS];
     hp_same next = s->out_prev;
-    size_t len = hp_tab_put(e, r, &next);
-    if (__builtin_expect(len <= 2 && out + len <= s->rd, 1)) {
+    size_t len = hp_tab_put(e, r, &next);   /* (0: grew the run at out_prev.last) */
+    if (__builtin_expect(len <= 2 && out + len <= read_limit(s), 1)) {
         uint64_t *dst = &s->ctable[out];
-        if (dst[0] != e[0]) dst[0] = e[0];
+        if (len && dst[0] != e[0]) dst[0] = e[0];
         if (len == 2 && dst[1] != e[1]) dst[1] = e[1];
+        if (len == 1) next.last = dst;   /* (a same entry: a run may grow from it) */
         s->out_prev = next;
         s->kept++;
         return len;
     }
     return put_compact_slow(s, out, r, e, len, &next);
+}
+
+/* A run kept in place so far (Note [Runs down a block]) ends early, at
+ * one of its objects that dies or is written otherwise: its first `kept`
+ * objects become the entry at `out` (what the reader saved of the word is
+ * in s->in_prev.runw), top byte `top`. Returns the next entry's place. */
+static size_t run_cut(sweep_run *s, size_t out, unsigned kept, uint64_t top)
+{
+    uint64_t w = s->in_prev.runw;
+    w = (w & (HP_LOG_BASE | 15)) | (uint64_t)(kept - 1) << HP_RUN_SHIFT | top << 56;
+    s->ctable[out] = w;
+    s->out_prev.last = &s->ctable[out];
+    return out + 1;
 }
 
 static inline __attribute__((always_inline)) void
@@ -125,6 +148,11 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     uint64_t live_bytes = 0, live_objects = 0;
     size_t out = s->out;
+    /* FORM_TABLE: a run (Note [Runs down a block]) kept where it is while
+     * its objects survive: `ip` of them so far, from the entry at `out`
+     * (0: none), their new top byte ip_top. */
+    unsigned ip = 0;
+    uint64_t ip_top = 0;
     for (size_t k = 0; form == FORM_TABLE ? s->rd < s->len : k < n; k++) {
         hp_rec one, *r;
         size_t i, at = 0;
@@ -156,6 +184,8 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         int freed = noted && hp_shadow_freed_at(r, i);
         if (freed || (judge && !(marks ? is_live(blocks, r->base)
                                        : sp->live(r->base, sp->live_ctx)))) {
+            if (form == FORM_TABLE && ip) out = run_cut(s, out, ip, ip_top);
+            ip = 0;
             if (bds) hp_report_death(&bds[r->ccs], r);
             if (obs && obs->gone) obs->gone(obs->ctx, r, freed ? HP_EV_FREED : HP_EV_DIED, i,
                                             in_table);
@@ -181,17 +211,50 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
+        if (form == FORM_TABLE && !observed) {
+            uint64_t top = (uint64_t)r->age | (uint64_t)r->flags << 3;
+            if (ip && !noted && top == ip_top) {   /* the run still kept whole */
+                ip++;
+                s->kept++;
+                if (took) {   /* its last: the entry stays, its top set */
+                    uint64_t *w = &s->ctable[out];
+                    uint64_t a = (*w & 0x00ffffffffffffffull) | top << 56;
+                    if (a != *w) *w = a;
+                    s->out_prev.last = w;
+                    out++;
+                    ip = 0;
+                }
+                continue;
+            }
+            if (ip) out = run_cut(s, out, ip, ip_top);
+            ip = 0;
+            if (!took && !noted && out == at && s->in_prev.run == 1 &&
+                hp_same_as(&s->out_prev, r)) {   /* a run's first, where it was */
+                ip = 1;
+                ip_top = top;
+                s->kept++;
+                continue;
+            }
+        }
         if (form == FORM_TABLE && !observed && !noted && out == at &&
-            (took == 2 || (took == 1 && hp_same_as(&s->out_prev, r)))) {
+            (took == 2 || (took == 1 && hp_run_extra(s->ctable[at]) == 0 &&
+                           hp_same_as(&s->out_prev, r)))) {
             /* A short record (or one repeating the record written before
-             * it) that stays where it was, changed at most in its age and
-             * flags (no free or resize was noted for it): its first word
-             * rewritten if they changed. */
+             * it, not a run of several: Note [Runs down a block]) that
+             * stays where it was, changed at most in its age and flags (no
+             * free or resize was noted for it): its first word rewritten
+             * if they changed. */
             uint64_t *w = &s->ctable[at];
             uint64_t a = (w[0] & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
                          (uint64_t)r->flags << 59;
             if (a != w[0]) w[0] = a;
-            if (took == 2) s->out_prev = s->in_prev;   /* (what the short one set) */
+            if (took == 2) {
+                s->out_prev = s->in_prev;   /* (what the short one set) */
+                s->out_prev.run = 0;
+                s->out_prev.last = NULL;
+            } else {
+                s->out_prev.last = w;
+            }
             s->kept++;
             out += took;
             continue;

@@ -339,7 +339,8 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     line("shadow table", b);
     hp_buf_u64(b, s->record_bytes);
     hp_buf_str(b, " bytes a record");
-    if (s->record_bytes == 16) hp_buf_str(b, " (8 where it repeats the stack, sizes and kind of the one before)");
+    if (s->record_bytes == 16)
+        hp_buf_str(b, " (8 where it repeats the stack, sizes and kind of the one before; 8 for a run of up to 256 such, each one size below the last, as a block is handed out)");
     hp_buf_str(b, "; at the peak ");
     hp_buf_u64(b, s->shadow_bytes);
     hp_buf_str(b, " bytes for ");

@@ -209,6 +209,7 @@ class RecordSize(hptest.ProfileTest):
                                ("retainer", 32), ("cc,rset=NOROOT", 32)]:
             with self.subTest(heapprof=heapprof):
                 _, _, prof = self.profile(argv, heapprof=heapprof)
-                runs = " (8 where it repeats the stack, sizes and kind of the one before)"
+                runs = (" (8 where it repeats the stack, sizes and kind of the one before; 8 for a run "
+                        "of up to 256 such, each one size below the last, as a block is handed out)")
                 self.assertRegex(prof, r"\n\s+shadow table\s+%d bytes a record%s; " %
                                  (want, re.escape(runs) if want == 16 else ""))

@@ -1,7 +1,9 @@
 /* sf_rlimit_tight: a program whose address-space limit (RLIMIT_AS, set
  * after start-up to 40 MiB above what it has mapped) fits its own heap --
- * 2,000,000 objects of 16 bytes kept alive, in a heap grown beforehand --
- * but not heapprof's records of them. Alone, every allocation succeeds;
+ * 2,000,000 objects of 16 and 32 bytes in turn kept alive, in a heap grown
+ * beforehand -- but not heapprof's records of them (sizes in turn: no two
+ * neighbours share a record, Note [Runs down a block] in
+ * core/hp_shadow_internal.h, so each takes 16 bytes). Alone, every allocation succeeds;
  * under heapprof too: heapprof takes at most half of what the program
  * leaves, records what fits, and says how many objects it could not record.
  * Issue: safe on any program (the program's allocations failed by the
@@ -35,7 +37,7 @@ int main(void)
     void **keep = GC_MALLOC(N * sizeof(void *));
     long failed = keep ? 0 : 1;
     for (long i = 0; keep && i < N; i++) {
-        keep[i] = GC_MALLOC_ATOMIC(16);
+        keep[i] = GC_MALLOC_ATOMIC(i % 2 ? 32 : 16);
         if (!keep[i]) failed++;
     }
     GC_gcollect();

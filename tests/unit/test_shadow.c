@@ -1144,3 +1144,217 @@ Test(shadow, set_aside_at_a_traversal, .init = setup)
     cr_assert_eq(t.n, 12);
     for (unsigned i = 0; i < 12; i++) cr_assert_eq(t.seen[i], table_want[i], "table %u", i);
 }
+
+/* ---- Note [Runs down a block] (core/hp_shadow_internal.h) ---- */
+
+#include "core/hp_sweep.h"
+
+#define RUN_TOP ((uintptr_t)0x7000000000u)   /* a block's top: objects go down from it */
+
+static hp_rec block_rec(uintptr_t base, uint32_t ccs)
+{
+    hp_rec r;
+    memset(&r, 0, sizeof r);
+    r.base = base;
+    r.ccs = ccs;
+    r.granted = 32;
+    r.req = 24;
+    r.kind = 1;
+    r.how = 0;
+    return r;
+}
+
+/* The bases a visitor saw, in order. */
+typedef struct { uintptr_t b[4096]; size_t n; unsigned age_min, age_max; } bases_seen;
+
+static void see_base(hp_rec *r, hp_event ev, void *ctx)
+{
+    bases_seen *s = ctx;
+    if (ev == HP_EV_DIED || ev == HP_EV_FREED) return;
+    if (s->n < 4096) s->b[s->n] = r->base;
+    s->n++;
+    if (r->granted != 32 || r->req != 24 || r->kind != 1) s->n += 100000;   /* (fields lost) */
+    if (r->age < s->age_min || s->n == 1) s->age_min = r->age;
+    if (r->age > s->age_max || s->n == 1) s->age_max = r->age;
+}
+
+/* Object i of the test's sequence: 600 objects down from RUN_TOP, one of
+ * another site after the 300th (which breaks the run there). */
+static uintptr_t seq_base(size_t i) { return RUN_TOP - 32 * (uintptr_t)i; }
+
+/* Kills objects 200..259 and every seventh from the third. */
+static int live_seq(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    size_t i = (size_t)((RUN_TOP - base) / 32);
+    return !(i >= 200 && i < 260) && i % 7 != 3;
+}
+
+Test(shadow, runs_down_a_block, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    static bases_seen got;
+    memset(&got, 0, sizeof got);
+    size_t appended = 0;
+    /* Drains in the middle of a run (the log's last entry, which grows
+     * after the drain), a peek there, and a run longer than one entry
+     * holds (256 objects). */
+    const size_t stops[] = {1, 100, 101, 230, 300, 301, 599, 600};
+    for (size_t s = 0; s < sizeof stops / sizeof *stops; s++) {
+        for (; appended < stops[s]; appended++) {
+            hp_rec r = block_rec(seq_base(appended), appended == 300 ? 77 : 5);
+            cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        }
+        if (s == 3) {   /* a peek sees the table and what the logs hold since */
+            static bases_seen p;
+            memset(&p, 0, sizeof p);
+            hp_shadow_peek(see_base, &p);
+            cr_assert_eq(p.n, appended, "peek saw %zu of %zu", p.n, appended);
+            for (size_t i = 0; i < p.n; i++) cr_assert_eq(p.b[i], seq_base(i));
+        }
+        hp_shadow_drain(see_base, &got);
+        cr_assert_eq(got.n, appended, "drain %zu: %zu of %zu", s, got.n, appended);
+    }
+    for (size_t i = 0; i < 600; i++)
+        cr_assert_eq(got.b[i], seq_base(i), "object %zu handed out as %#lx", i,
+                     (unsigned long)got.b[i]);
+    cr_assert_eq(hp_shadow_records(), 600);
+    /* 600 objects in a few words: every object of the run after a short
+     * entry is in a same entry's count. */
+    if (COMPACT) cr_assert_lt(hp_store_.table_len, 20, "%zu words", hp_store_.table_len);
+
+    /* The census's sweep, unobserved (runs kept in place where they
+     * survive whole, cut where they do not). */
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.live = live_seq;
+    spec.census = 1;
+    spec.logs = 1;
+    hp_sweep_result res = hp_sweep(&spec);
+    size_t want = 0;
+    for (size_t i = 0; i < 600; i++) want += live_seq(seq_base(i), NULL);
+    cr_assert_eq(res.live_objects, want);
+    cr_assert_eq(res.live_bytes, 32 * want);
+    cr_assert_eq(hp_shadow_records(), want);
+    static bases_seen after;
+    memset(&after, 0, sizeof after);
+    hp_shadow_foreach(see_base, &after);
+    cr_assert_eq(after.n, want);
+    for (size_t i = 0, k = 0; i < 600; i++)
+        if (live_seq(seq_base(i), NULL)) {
+            cr_assert_eq(after.b[k], seq_base(i), "survivor %zu is %#lx, want object %zu", k,
+                         (unsigned long)after.b[k], i);
+            k++;
+        }
+    cr_assert_eq(after.age_min, 1);
+    cr_assert_eq(after.age_max, 1);
+    size_t words = hp_store_.table_len;
+
+    /* Everything survives: the same records, older, the table no longer. */
+    spec.live = live_all;
+    res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, want);
+    static bases_seen again;
+    memset(&again, 0, sizeof again);
+    hp_shadow_foreach(see_base, &again);
+    cr_assert_eq(again.n, want);
+    cr_assert_eq(memcmp(again.b, after.b, want * sizeof *again.b), 0);
+    cr_assert_eq(again.age_min, 2);
+    cr_assert_eq(again.age_max, 2);
+    cr_assert_eq(hp_store_.table_len, words);
+}
+
+/* A free noted in the table closes its last run: the collector hands the
+ * freed address out again, one object below the run's last, and that new
+ * object must not join the run (its index would come before the free, and
+ * it would be taken as freed). */
+Test(shadow, free_closes_the_last_run, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    uintptr_t a = seq_base(10);
+    hp_rec old = block_rec(a, 9);   /* an earlier object at a, another site */
+    cr_assert_eq(hp_shadow_log_append(log, &old), 0);
+    for (size_t i = 0; i < 10; i++) {   /* a run down to just above a */
+        hp_rec r = block_rec(seq_base(i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_note_free(a, NULL, NULL);
+    hp_rec again = block_rec(a, 5);   /* a again, where the run would go on */
+    cr_assert_eq(hp_shadow_log_append(log, &again), 0);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 1);
+    cr_assert_eq(s.last_ccs[HP_EV_FREED], 9);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], 11);
+    cr_assert_eq(hp_shadow_records(), 11);
+}
+
+/* Producers grow runs while the consumer drains (the owner's drains run
+ * while other threads allocate): every object is handed out once, in each
+ * thread's order, whatever the drains cut. Each thread's objects go down
+ * blocks of 128, a site of its own per block. */
+enum { RUN_THREADS = 3, RUN_OBJECTS = 200000 };
+
+typedef struct { unsigned t; hp_tlog *log; _Atomic int done; int failures; } run_producer;
+
+static uintptr_t run_base(unsigned t, size_t i)
+{
+    return ((uintptr_t)(t + 1) << 36) + ((uintptr_t)(i / 128) << 12) + 4096 - 32 * (i % 128 + 1);
+}
+
+static void *produce_runs(void *arg)
+{
+    run_producer *p = arg;
+    p->log = hp_shadow_log_new();
+    if (!p->log) p->failures++;
+    for (size_t i = 0; p->log && i < RUN_OBJECTS; i++) {
+        hp_rec r = block_rec(run_base(p->t, i), (uint32_t)(p->t * 1000 + i / 128 % 3));
+        if (hp_shadow_log_append(p->log, &r) != 0) p->failures++;
+    }
+    atomic_store(&p->done, 1);
+    return NULL;
+}
+
+typedef struct { size_t next[RUN_THREADS]; size_t bad; } run_order;
+
+static void check_run_order(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    run_order *o = ctx;
+    unsigned t = (unsigned)(r->base >> 36) - 1;
+    if (t >= RUN_THREADS || o->next[t] >= RUN_OBJECTS || r->base != run_base(t, o->next[t]) ||
+        r->ccs != t * 1000 + o->next[t] / 128 % 3) {
+        o->bad++;
+        return;
+    }
+    o->next[t]++;
+}
+
+Test(shadow, runs_grow_while_drained, .init = setup)
+{
+    static run_producer p[RUN_THREADS];
+    pthread_t th[RUN_THREADS];
+    static run_order o;
+    memset(&o, 0, sizeof o);
+    for (unsigned t = 0; t < RUN_THREADS; t++) {
+        p[t].t = t;
+        atomic_store(&p[t].done, 0);
+        cr_assert_eq(pthread_create(&th[t], NULL, produce_runs, &p[t]), 0);
+    }
+    for (int all = 0; !all;) {
+        all = 1;
+        for (unsigned t = 0; t < RUN_THREADS; t++) all &= atomic_load(&p[t].done);
+        hp_shadow_drain(check_run_order, &o);
+    }
+    for (unsigned t = 0; t < RUN_THREADS; t++) pthread_join(th[t], NULL);
+    hp_shadow_drain(check_run_order, &o);
+    cr_assert_eq(o.bad, 0, "%zu objects out of order or wrong", o.bad);
+    for (unsigned t = 0; t < RUN_THREADS; t++) {
+        cr_assert_eq(p[t].failures, 0);
+        cr_assert_eq(o.next[t], RUN_OBJECTS, "thread %u: %zu of %d", t, o.next[t], RUN_OBJECTS);
+    }
+    cr_assert_eq(hp_shadow_records(), (size_t)RUN_THREADS * RUN_OBJECTS);
+}
