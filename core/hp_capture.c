@@ -176,42 +176,33 @@ static uint32_t push_fn_slow(uint32_t parent, uintptr_t fn)
     return id == UINT32_MAX ? parent : id;   /* table full: the shorter stack */
 }
 
-/* The same for a return address (its function found through the pcfn cache). */
-static uint32_t push_pc_slow(hp_thread *t, uint32_t parent, uintptr_t pc)
+/* Push function `fn` through the thread's edge cache; returns the child
+ * id, with HP_EDGE_SKIP set when the frame was left out. */
+static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t fn)
 {
-    if (excluded(pc)) return parent | HP_EDGE_SKIP;
-    return push_fn_slow(parent, function_of(t, pc));
-}
-
-/* Push frame `key` (a return address when by_pc, else a function) through
- * the thread's edge cache; returns the child id, with HP_EDGE_SKIP set
- * when the frame was left out. */
-static inline uint32_t push(hp_thread *t, uint32_t parent, uintptr_t key, int by_pc)
-{
-    if (!t->caches) return by_pc ? push_pc_slow(t, parent, key) : push_fn_slow(parent, key);
-    uint64_t h = (key ^ ((uint64_t)parent << 20)) * 0x9e3779b97f4a7c15ull;
+    if (!t->caches) return push_fn_slow(parent, fn);
+    uint64_t h = (fn ^ ((uint64_t)parent << 20)) * 0x9e3779b97f4a7c15ull;
     hp_edge *e = &t->caches->edge[h >> (64 - 12)];
-    if (e->pc == key && e->parent == parent && e->child) return e->child - 1;
-    uint32_t child = by_pc ? push_pc_slow(t, parent, key) : push_fn_slow(parent, key);
-    e->pc = key;
+    if (e->pc == fn && e->parent == parent && e->child) return e->child - 1;
+    uint32_t child = push_fn_slow(parent, fn);
+    e->pc = fn;
     e->parent = parent;
     e->child = child + 1;
     return child;
 }
 
-/* Push frames (return addresses when by_pc, else functions), outermost
- * first; returns the stack id and counts the frames left out in *skipped.
+/* Push frames (functions), outermost first; returns the stack id and
+ * counts the frames left out in *skipped.
  *
  * The stack so far after each frame depends only on the frames pushed so
  * far, and consecutive captures on a thread share their outer frames (the
  * program's main and the C library's start, an outer loop): the thread's
  * memo keeps the last capture's frames and the stack after each, so only
- * the frames below the part shared with the last capture are pushed. By
- * function, a run of frames of one function (a recursion, or call sites
- * within one function) is one push: the pushes after the first change
- * nothing. */
+ * the frames below the part shared with the last capture are pushed. A
+ * run of frames of one function (a recursion, or call sites within one
+ * function) is one push: the pushes after the first change nothing. */
 static inline __attribute__((always_inline)) uint32_t
-push_frames(hp_thread *t, const uintptr_t *keys, int n, int *skipped, int by_pc)
+push_fns(hp_thread *t, const uintptr_t *keys, int n, int *skipped)
 {
     hp_memo *m = t->caches ? &t->caches->memo : NULL;
     int j = 0;
@@ -224,9 +215,9 @@ push_frames(hp_thread *t, const uintptr_t *keys, int n, int *skipped, int by_pc)
     uintptr_t prev = j ? keys[n - j] : HP_FN_UNKNOWN;
     for (int k = j; k < n; k++) {
         uintptr_t key = keys[n - 1 - k];
-        if (by_pc || key != prev) {
+        if (key != prev) {
             prev = key;
-            uint32_t next = push(t, id, key, by_pc);
+            uint32_t next = push(t, id, key);
             if (next & HP_EDGE_SKIP) sk++;
             id = next & ~HP_EDGE_SKIP;
         }
@@ -239,16 +230,6 @@ push_frames(hp_thread *t, const uintptr_t *keys, int n, int *skipped, int by_pc)
     if (m) m->n = (uint32_t)n;
     *skipped = sk;
     return id;
-}
-
-static uint32_t push_pcs(hp_thread *t, const uintptr_t *raw, int n, int *skipped)
-{
-    return push_frames(t, raw, n, skipped, 1);
-}
-
-static uint32_t push_fns(hp_thread *t, const uintptr_t *fns, int n, int *skipped)
-{
-    return push_frames(t, fns, n, skipped, 0);
 }
 
 /* unwind=libunwind: the walk names each frame's function from its recipe;
@@ -315,18 +296,29 @@ static void look_up_main(void)
     atomic_store_explicit(&main_looked_up, 1, memory_order_release);
 }
 
+/* The functions of return addresses pc[0..n-1], in place (function_of,
+ * through the thread's cache), so that the pushes go by function: a run
+ * of frames of one function (a recursion: trees.c's make() is eight of
+ * them) is one push instead of one per frame. The stack is the same. */
+static void to_functions(hp_thread *t, uintptr_t *pc, int n)
+{
+    for (int i = 0; i < n; i++) pc[i] = function_of(t, pc[i]);
+}
+
 static uint32_t capture_by_pc(hp_thread *t, void *frame, void *ret)
 {
     if (!atomic_load_explicit(&main_looked_up, memory_order_acquire)) look_up_main();
     uintptr_t raw[HP_MAX_DEPTH + 24];
     int got = walk_pcs(t, frame, ret, raw, capture_depth);
     int skipped = 0;
-    uint32_t id = push_pcs(t, raw, got, &skipped);
+    to_functions(t, raw, got);
+    uint32_t id = push_fns(t, raw, got, &skipped);
     if (!skipped || got < capture_depth) return id;
     got = walk_pcs(t, frame, ret, raw, capture_depth + 24);
+    to_functions(t, raw, got);
     int n = drop_excluded(raw, got);
     if (n > capture_depth) n = capture_depth;
-    return push_pcs(t, raw, n, &skipped);
+    return push_fns(t, raw, n, &skipped);
 }
 
 uint32_t hp_capture_ccs(hp_thread *t, void *frame, void *ret)
