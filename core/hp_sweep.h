@@ -67,6 +67,7 @@ typedef struct hp_sweep_spec {
 typedef struct hp_sweep_result {
     uint64_t live_bytes, live_objects;              /* counted by the census */
     uint64_t objects, bytes, requested, survived;   /* tallied by this sweep */
+    uint64_t moves;   /* times a compact table's unread entries were moved up */
 } hp_sweep_result;
 
 hp_sweep_result hp_sweep(const hp_sweep_spec *spec);
