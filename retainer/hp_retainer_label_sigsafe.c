@@ -14,15 +14,19 @@
  *
  *     kind:INNER..THEN
  *
- * INNER is the innermost frame's function (its last name component:
- * "add", not "Inkscape::XML::CompositeNodeObserver::add"), left out when
- * that frame has no name (a stripped module's function, JIT code). THEN is
- * the first named function at or after the frame where this stack parts
- * from the stack of the same kind that shares most innermost frames with it
- * (its nearest neighbour), or the stack's own last frame when it is a
- * prefix of another. "..": frames left out. Guile's four loader stacks are
- * roots:..scm_call_n, roots:..scm_primitive_load_path,
- * roots:..scm_load_startup_files and roots:..scm_with_guile.
+ * THEN is the first named function at or after the frame where this
+ * stack parts from the stack of the same kind that shares most innermost
+ * frames with it (its nearest neighbour), or the stack's own last frame
+ * when it is a prefix of another; "..": frames left out. Guile's four
+ * loader stacks are roots:..scm_call_n, roots:..scm_primitive_load_path,
+ * roots:..scm_load_startup_files and roots:..scm_with_guile. INNER, the
+ * innermost frame's function, is there only when another stack of the
+ * kind has the same THEN (Inkscape's uncoll:add..build_from_mem and
+ * uncoll:_new_anchor..build_from_mem), and not when that frame has no
+ * name (a stripped module's function, JIT code). A function is shown by
+ * its last name component ("add", not "Inkscape::XML::
+ * CompositeNodeObserver::add"; THEN by its last two, "Svg::init"), a
+ * library's reserved member by its class ("vector").
  *
  * A stack that shares not even its innermost frame with another of its
  * kind keeps its whole name (its innermost frame already tells it apart).
@@ -71,8 +75,10 @@ static int frame_name(const hp_name_frame *f, const char **name, hp_sym_info *si
 }
 /* The last component of a qualified name: "add" of "Inkscape::XML::
  * CompositeNodeObserver::add" (separators inside template arguments do not
- * count). A library's reserved member name says nothing to a user: for
- * "std::vector<...>::_M_realloc_insert<...>" it is the class, "vector". */
+ * count); with `two`, the last two ("Svg::init", which "init" alone does
+ * not tell from "Svgz::init"). A library's reserved member name says
+ * nothing to a user: for "std::vector<...>::_M_realloc_insert<...>" it is
+ * the class, "vector". */
 static void last_component(hp_buf *b, const char *name, int two)
 {
     const char *last = name, *prev = NULL;
