@@ -122,32 +122,39 @@ static void ident_name(hp_buf *b, uint32_t id, int brief)
 
 static void ident_text(hp_buf *b, uint32_t id) { ident_name(b, id, 0); }
 
+/* Set s's label text into b after what b holds: "(id)member,member", or
+ * MANY; where that would pass `room` bytes, with the short forms of
+ * stack-named members (ident_name's brief). */
+static void set_text(hp_buf *b, uint32_t s, size_t room)
+{
+    if (s == SET_MANY) {
+        hp_buf_str(b, "MANY");
+        return;
+    }
+    size_t start = b->len;
+    hp_buf_chr(b, '(');
+    hp_buf_u64(b, s);
+    hp_buf_chr(b, ')');
+    size_t head = b->len;
+    uint32_t n;
+    const uint32_t *m = hp_ret_set_members(s, &n);
+    for (int brief = 0; brief < 2; brief++) {
+        b->len = head;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) hp_buf_chr(b, ',');
+            ident_name(b, m[i], brief);
+        }
+        if (b->len - start <= room) break;
+    }
+}
+
 static uint32_t set_label(uint32_t s)
 {
     if (hp_vec_ensure(&hp_ret_.set_label_vec, (size_t)(s + 1) * 4)) return 0;
     uint32_t *l = &((uint32_t *)hp_ret_.set_label_vec.base)[s];
     if (*l) return *l - 1;
     hp_buf_reset(&hp_ret_.text);
-    if (s == SET_MANY) {
-        hp_buf_str(&hp_ret_.text, "MANY");
-    } else {
-        hp_buf_chr(&hp_ret_.text, '(');
-        hp_buf_u64(&hp_ret_.text, s);
-        hp_buf_chr(&hp_ret_.text, ')');
-        size_t head = hp_ret_.text.len;
-        uint32_t n;
-        const uint32_t *m = hp_ret_set_members(s, &n);
-        /* In full; when that would be cut at length=, with the short
-         * forms of stack-named members. */
-        for (int brief = 0; brief < 2; brief++) {
-            hp_ret_.text.len = head;
-            for (uint32_t i = 0; i < n; i++) {
-                if (i) hp_buf_chr(&hp_ret_.text, ',');
-                ident_name(&hp_ret_.text, m[i], brief);
-            }
-            if (hp_ret_.text.len <= (size_t)hp_rt.cfg.label_length) break;
-        }
-    }
+    set_text(&hp_ret_.text, s, (size_t)hp_rt.cfg.label_length);
     *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
     return *l - 1;
 }
@@ -158,10 +165,10 @@ static uint32_t noroot_set_label(uint32_t s)
     if (hp_vec_ensure(&hp_ret_.noroot_label_vec, (size_t)(s + 1) * 4)) return UINT32_MAX;
     uint32_t *l = &((uint32_t *)hp_ret_.noroot_label_vec.base)[s];
     if (*l) return *l - 1;
-    uint32_t inner = set_label(s);
     hp_buf_reset(&hp_ret_.text);
     hp_buf_str(&hp_ret_.text, "NOROOT:");
-    hp_buf_str(&hp_ret_.text, hp_names_label(inner));
+    size_t len = (size_t)hp_rt.cfg.label_length;
+    set_text(&hp_ret_.text, s, len > 7 ? len - 7 : 0);
     *l = hp_names_intern_label(hp_buf_cstr(&hp_ret_.text)) + 1;
     return *l - 1;
 }

@@ -216,6 +216,13 @@ class Retainer(hptest.ProfileTest):
             inner = "register_region/open_resource" if kind == "roots" else "new_holder"
             self.assertEqual(sets[int(m.group(1))],
                              ["%s:%s/%s/setup/main" % (kind, inner, caller)])
+        # The named-roots profile's NOROOT:<set> bands (no root named):
+        # the short forms, with the prefix counted in the length.
+        r, hp, prof = self.profile("rootlabels", heapprof="roots,noroot=retainers,interval=0")
+        noroot = [l for l in hp.last() if "gc:" not in l]
+        self.assertEqual(len(noroot), 5, hp.last())
+        for label in noroot:
+            self.assertRegex(label, r"^NOROOT:\(\d+\)(roots:\.\.load_|uncoll:\.\.from_c)", label)
         r, hp, prof = self.profile("rootlabels", heapprof="retainer,interval=0,length=200")
         self.assertIn("(%s)roots:register_region/open_resource/load_fonts/setup/main" %
                       re.search(r"SET (\d+) = \{<roots:register_region/open_resource/load_fonts/",
