@@ -95,9 +95,8 @@ hp_tlog *hp_shadow_log_new(void)
     c->period0 = 0;   /* (set by the first entry) */
     log->tail = log->head = c;
     log->consumed = 0;
-    log->wrote.kh = 0;
-    log->wrote.last = NULL;
-    log->read.kh = 0;
+    hp_lsame_reset(&log->wrote);
+    hp_lsame_reset(&log->read);
     log->read.run = 0;
     if (fresh) {
         log->next_all = atomic_load(&registry);
@@ -131,7 +130,7 @@ static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
     atomic_store_explicit(&c->count, HP_CHUNK_WORDS, memory_order_release);
     atomic_store_explicit(&c->next, nc, memory_order_release);
     log->tail = nc;
-    log->wrote.kh = 0;   /* (a chunk's first entry repeats nothing) */
+    hp_lsame_reset(&log->wrote);   /* (a chunk's first entry repeats nothing) */
     return nc;
 }
 

@@ -56,7 +56,7 @@
  * entry stands for a run of such objects: bits 48-55 (the kind's byte in
  * a short entry, unused in a same one) count the objects after its first,
  * up to 255, each `granted` bytes below the one before and with the same
- * top byte. The writer grows its last same entry in place (one relaxed
+ * top byte (in a log, bits 50-55, up to 63: Note [Recent sites]). The writer grows its last same entry in place (one relaxed
  * store of the word; nothing else changes) instead of writing another:
  * 8 bytes cover a block's objects. So:
  *   - a reader hands out a run's objects one by one (hp_ent_get takes no
@@ -248,34 +248,133 @@ static inline int hp_log_fits(const hp_rec *r, uint32_t period0)
            r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
 }
 
-/* Write `r`, which fits (hp_log_fits), at `w`; returns the words written. */
-static inline __attribute__((always_inline)) unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
-                                        hp_same *st)
+/* Note [Recent sites]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * A program mostly allocates from a few sites in turn (Guile: a string, its
+ * buffer, two pairs; trees.c's small trees: five stacks, one per depth),
+ * so in a log a same entry refers to one of the last HP_SITES short
+ * entries' states, not only to the last: bits 48-49 of its word say which
+ * (its slot), bits 50-55 count the objects of its run after the first (up
+ * to 63; Note [Runs down a block]). A short entry's state takes the slot
+ * after the last one filled, round the four; a long entry and a chunk's
+ * start empty them all. The writer and every reader of a log keep the
+ * slots (hp_lsame) the same way. Only logs do this: the compact table,
+ * which a sweep rewrites in place, keeps Note [Runs of the same]'s one
+ * state and its runs of up to 256. */
+#define HP_SITES 4
+#define HP_LRUN_SHIFT 50
+#define HP_LRUN_MAX 63u
+
+typedef struct hp_lsame {
+    uint32_t ccs[HP_SITES], sizes[HP_SITES], kh[HP_SITES];   /* kh 0: empty */
+    uint32_t next;              /* the slot the next short entry fills */
+    uint32_t run;               /* reader: objects of the run at hand handed out */
+    uint64_t runw;              /* reader: the run's word */
+    uint64_t *last;             /* writer: its last entry if a same one, else NULL */
+} hp_lsame;
+
+static inline unsigned hp_lrun_extra(uint64_t w) { return (unsigned)(w >> HP_LRUN_SHIFT) & 63u; }
+static inline unsigned hp_lrun_slot(uint64_t w) { return (unsigned)(w >> 48) & 3u; }
+
+/* No slot filled (a chunk's start, after a long entry). */
+static inline void hp_lsame_reset(hp_lsame *st)
 {
-    return hp_ent_put_short(w, r, r->birth - period0, st);
+    for (int i = 0; i < HP_SITES; i++) st->kh[i] = 0;
+    st->next = 0;
+    st->last = NULL;
+}
+
+/* Write `r`, which fits (hp_log_fits), at `w`: a same entry where one of
+ * the slots holds its stack, sizes and kind (none where the last entry's
+ * run grew to take it), else a short entry; returns the words written. */
+static inline __attribute__((always_inline)) unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
+                                        hp_lsame *st)
+{
+    uint64_t top = r->birth - period0;
+    uint64_t a = (uint64_t)r->base | top << 56;
+    uint32_t kh = hp_same_kh(r), sizes = hp_log_sizes(r), ccs = r->ccs;
+    unsigned j = 0;
+    while (j < HP_SITES && !(st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes)) j++;
+    if (j < HP_SITES) {
+        uint64_t *l = st->last;
+        if (l) {   /* one `granted` below the last same entry's run, its slot: grow it */
+            uint64_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
+            unsigned extra = hp_lrun_extra(v);
+            uint64_t g = (uint64_t)(sizes >> 16) << 4;
+            if (hp_lrun_slot(v) == j && extra < HP_LRUN_MAX && v >> 56 == top &&
+                (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)r->base) {
+                __atomic_store_n(l, v + ((uint64_t)1 << HP_LRUN_SHIFT), __ATOMIC_RELAXED);
+                return 0;
+            }
+        }
+        w[0] = a | (uint64_t)j << 48 | HP_LOG_SAME;
+        st->last = w;
+        return 1;
+    }
+    unsigned how = (kh >> 8) & 255;
+    w[0] = a | how | (uint64_t)(kh & 255) << 48;
+    w[1] = ccs | (uint64_t)sizes << 32;
+    unsigned k = st->next;
+    st->ccs[k] = ccs;
+    st->sizes[k] = sizes;
+    st->kh[k] = kh;
+    st->next = (k + 1) & (HP_SITES - 1);
+    st->last = NULL;
+    return 2;
 }
 
 /* Write `r` at `w` in the log's forms (same, short, or whole), births
- * after `period0`; returns the words written (1, 2 or HP_LONG_WORDS). */
-static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0, hp_same *st)
+ * after `period0`; returns the words written (0, 1, 2 or HP_LONG_WORDS). */
+static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0, hp_lsame *st)
 {
     if (hp_log_fits(r, period0)) return hp_log_put_short(w, r, period0, st);
-    return hp_ent_put_long(w, r, st);
+    w[0] = HP_LOG_LONG;
+    w[1] = 0;
+    __builtin_memcpy(&w[2], r, sizeof *r);
+    hp_lsame_reset(st);
+    return HP_LONG_WORDS;
 }
 
 /* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
- * the state of the chunk's entries before it; returns the words it took. */
-static inline __attribute__((always_inline)) unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_same *st,
+ * the state of the chunk's entries before it; returns the words it took:
+ * 0 for a run's object before its last (call again at `w` for the next). */
+static inline __attribute__((always_inline)) unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_lsame *st,
                                      hp_rec *r)
 {
-    int top;
-    unsigned n = hp_ent_get(w, r, st, &top);
-    if (top >= 0) {
-        r->birth = period0 + (uint32_t)top;
-        r->age = 0;
-        r->flags = 0;
+    uint64_t a = st->run ? st->runw : __atomic_load_n(&w[0], __ATOMIC_RELAXED);
+    unsigned how = (unsigned)(a & 15);
+    if (how == HP_LOG_LONG) {
+        __builtin_memcpy(r, w + 2, sizeof *r);
+        hp_lsame_reset(st);
+        return HP_LONG_WORDS;
     }
-    return n;
+    r->base = (uintptr_t)(a & HP_LOG_BASE);
+    r->word = 0;
+    r->birth = period0 + (uint32_t)(a >> 56);
+    r->age = 0;
+    r->flags = 0;
+    if (how == HP_LOG_SAME) {
+        unsigned j = hp_lrun_slot(a);
+        hp_fill_from(r, st->ccs[j], st->sizes[j], st->kh[j] & 255, (st->kh[j] >> 8) & 255);
+        unsigned k = st->run;
+        r->base -= (uintptr_t)k * r->granted;
+        if (k < hp_lrun_extra(a)) {
+            st->run = k + 1;
+            st->runw = a;
+            return 0;
+        }
+        st->run = 0;
+        return 1;
+    }
+    uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
+    unsigned kind = (unsigned)(a >> 48) & 255;
+    hp_fill_from(r, ccs, sizes, kind, how);
+    unsigned k = st->next;
+    st->ccs[k] = ccs;
+    st->sizes[k] = sizes;
+    st->kh[k] = kind | how << 8 | HP_SAME_VALID;
+    st->next = (k + 1) & (HP_SITES - 1);
+    return 2;
 }
 
 /* Note [The compact table]
@@ -338,10 +437,10 @@ struct hp_tlog {
     _Alignas(64) hp_tlog *next_all;   /* registry: immutable once published */
     _Atomic int state;
     hp_chunk *tail;             /* producer */
-    hp_same wrote;              /* producer: what a "same" entry would repeat */
+    hp_lsame wrote;             /* producer: what a "same" entry may repeat */
     hp_chunk *head;             /* consumer */
     uint32_t consumed;          /* consumer: words of head already drained */
-    hp_same read;               /* consumer: the state at `consumed` */
+    hp_lsame read;              /* consumer: the state at `consumed` */
 };
 _Static_assert(sizeof(hp_tlog) % 64 == 0, "a log fills whole cache lines");
 
@@ -366,7 +465,7 @@ typedef struct hp_store {
     hp_vec aside_vec;
     size_t aside_len, aside_recs, aside_split;
     uint32_t aside_p0;
-    hp_same aside_st;
+    hp_lsame aside_st;
     int compact;                            /* Note [The compact table] */
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;

@@ -84,7 +84,7 @@ static int table_push_many(const hp_rec *r, size_t n)
  * stopped, the word to start from next time (st->run says how many of
  * that entry's objects were handed out). */
 #define DECODED 64   /* 2 KiB of stack */
-static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_same *st,
+static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_lsame *st,
                              int final, hp_span_fn fn, void *ctx)
 {
     hp_rec buf[DECODED];
@@ -100,7 +100,7 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_s
         if (how == HP_LOG_SAME) {
             /* A run's objects (those the last drain stopped short of, if
              * it stopped here), from its word as it is now. */
-            unsigned m = st->run, extra = hp_run_extra(w);
+            unsigned m = st->run, extra = hp_lrun_extra(w);
             hp_rec one;
             st->run = 0;
             hp_log_decode(&c->w[i], c->period0, st, &one);   /* (its first object) */
@@ -149,7 +149,7 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
             hp_shadow_chunk_put(c);
             c = next;
             log->consumed = 0;
-            log->read.kh = 0;
+            hp_lsame_reset(&log->read);
             log->read.run = 0;
             continue;
         }
@@ -186,7 +186,7 @@ static int aside_put(const hp_rec *r)
     uint64_t *w = (uint64_t *)hp_store_.aside_vec.base + n;
     if (hp_store_.aside_recs == 0) {
         hp_store_.aside_p0 = r->birth;
-        hp_store_.aside_st.kh = 0;
+        hp_lsame_reset(&hp_store_.aside_st);
     }
     n += hp_log_put(w, r, hp_store_.aside_p0, &hp_store_.aside_st);
     hp_store_.aside_len = n;
@@ -200,7 +200,7 @@ static void take_aside(hp_span_fn fn, void *ctx)
     if (!hp_store_.aside_recs) return;
     const uint64_t *w = (const uint64_t *)hp_store_.aside_vec.base;
     size_t len = hp_store_.aside_len;
-    hp_same st = {0};
+    hp_lsame st = {0};
     hp_rec buf[DECODED];
     size_t k = 0;
     for (size_t i = 0; i < len;) {
@@ -357,7 +357,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
     /* Records set aside at a traversal (Note [Set aside at a traversal]). */
     const uint64_t *aw = (const uint64_t *)hp_store_.aside_vec.base;
     size_t alen = hp_store_.aside_recs ? hp_store_.aside_len : 0;
-    hp_same ast = {0};
+    hp_lsame ast = {0};
     for (size_t i = 0; i < alen;) {
         if (i + hp_ent_words(aw[i]) > alen) break;
         hp_rec r;
@@ -369,14 +369,14 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         int st = atomic_load_explicit(&l->state, memory_order_acquire);
         if (st == LOG_FREE || st == LOG_CLAIMED) continue;
         uint32_t from = l->consumed;
-        hp_same prev = l->read;
+        hp_lsame prev = l->read;
         for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
             if (prev.run && from < n && from < HP_CHUNK_WORDS) {
                 /* A run the last drain stopped in (Note [Runs down a
                  * block]): its objects from prev.run on, if any. */
                 uint64_t w = __atomic_load_n(&c->w[from], __ATOMIC_RELAXED);
-                if (prev.run > hp_run_extra(w)) {
+                if (prev.run > hp_lrun_extra(w)) {
                     prev.run = 0;
                     from++;
                 } else {
@@ -395,7 +395,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
                 visit(&r, HP_EV_NEW, ctx);
             }
             from = 0;
-            prev.kh = 0;
+            hp_lsame_reset(&prev);
             prev.run = 0;
         }
     }

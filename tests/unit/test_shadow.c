@@ -1397,3 +1397,60 @@ Test(shadow, cutting_every_run_moves_the_table_rarely, .init = setup)
         cr_assert_eq(all.b[k], RUN_TOP + (b << 12) + 4096 - 32 * (slot + 1));
     }
 }
+
+/* Note [Recent sites]: sites allocating in turn. Three sites (each down
+ * its own block) take a word an object after their first short entries,
+ * wherever the drains cut; five sites in turn overflow the four slots and
+ * are short entries; every object is handed out once, in order, with its
+ * own stack and sizes. */
+static hp_rec site_rec(unsigned site, size_t i)
+{
+    hp_rec r = block_rec(RUN_TOP + ((uintptr_t)site << 24) - 32 * (uintptr_t)i, 100 + site);
+    r.granted = 32 + 16 * site;   /* (each its own size: no run across sites) */
+    r.req = r.granted - 8;
+    r.base = RUN_TOP + ((uintptr_t)site << 24) - (uintptr_t)r.granted * i;
+    return r;
+}
+
+typedef struct { size_t n, bad; unsigned sites; } site_check;
+
+static void check_site(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    site_check *c = ctx;
+    hp_rec want = site_rec((unsigned)(c->n % c->sites), c->n / c->sites);
+    if (r->base != want.base || r->ccs != want.ccs || r->granted != want.granted ||
+        r->req != want.req || r->kind != want.kind)
+        c->bad++;
+    c->n++;
+}
+
+static void sites_in_turn(unsigned sites, size_t per_site, size_t max_words)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    site_check c = {0, 0, sites};
+    size_t words = 0;
+    for (size_t i = 0; i < per_site; i++)
+        for (unsigned s = 0; s < sites; s++) {
+            hp_rec r = site_rec(s, i);
+            uint32_t before = atomic_load(&log->tail->count);
+            cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+            words += atomic_load(&log->tail->count) - before;
+            if ((i * sites + s) % 997 == 0) hp_shadow_drain(check_site, &c);
+        }
+    hp_shadow_drain(check_site, &c);
+    cr_assert_eq(c.bad, 0, "%zu objects decoded wrong", c.bad);
+    cr_assert_eq(c.n, (size_t)sites * per_site);
+    cr_assert_leq(words, max_words, "%u sites: %zu words for %zu objects", sites, words,
+                  (size_t)sites * per_site);
+}
+
+Test(shadow, recent_sites_three_in_turn, .init = setup)
+{
+    sites_in_turn(3, 1000, 3 * 2 + 2997 + 8);
+}
+
+Test(shadow, recent_sites_five_in_turn, .init = setup)
+{
+    sites_in_turn(5, 600, 5 * 600 * 2);
+}
