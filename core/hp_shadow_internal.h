@@ -56,9 +56,10 @@
  * entry stands for a run of such objects: bits 48-55 (the kind's byte in
  * a short entry, unused in a same one) count the objects after its first,
  * up to 255, each `granted` bytes below the one before and with the same
- * top byte (in a log, bits 50-55, up to 63: Note [Recent sites]). The writer grows its last same entry in place (one relaxed
- * store of the word; nothing else changes) instead of writing another:
- * 8 bytes cover a block's objects. So:
+ * top byte (in a log, bits 50-55, up to 63: Note [Recent sites]). The
+ * writer grows its last same entry in place (one relaxed store of the
+ * word; nothing else changes) instead of writing another: 8 bytes cover a
+ * block's objects. So:
  *   - a reader hands out a run's objects one by one (hp_ent_get takes no
  *     word until the run's last, and keeps the word it decodes from in
  *     hp_same, so that a sweep may write over it);
@@ -153,8 +154,8 @@ static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigne
  * same entry where it repeats the last short one (`st`), else a short
  * one; returns the words written (1 or 2), or 0 where the last same entry
  * (st->last) grew to take it (Note [Runs down a block]). */
-static inline __attribute__((always_inline)) unsigned hp_ent_put_short(uint64_t *w, const hp_rec *r, uint64_t top,
-                                        hp_same *st)
+static inline __attribute__((always_inline)) unsigned
+hp_ent_put_short(uint64_t *w, const hp_rec *r, uint64_t top, hp_same *st)
 {
     uint64_t a = (uint64_t)r->base | top << 56;
     if (hp_same_as(st, r)) {
@@ -205,7 +206,8 @@ static inline unsigned hp_ent_put_long(uint64_t *w, const hp_rec *r, hp_same *st
  * a whole record (then *r is complete). The caller sets what the top byte
  * holds; returns the words it took: 0 for a run's object before its last
  * (call again at `w` for the next). */
-static inline __attribute__((always_inline)) unsigned hp_ent_get(const uint64_t *w, hp_rec *r, hp_same *st, int *top)
+static inline __attribute__((always_inline)) unsigned
+hp_ent_get(const uint64_t *w, hp_rec *r, hp_same *st, int *top)
 {
     uint64_t a = st->run ? st->runw : __atomic_load_n(&w[0], __ATOMIC_RELAXED);
     unsigned how = (unsigned)(a & 15);
@@ -287,8 +289,8 @@ static inline void hp_lsame_reset(hp_lsame *st)
 /* Write `r`, which fits (hp_log_fits), at `w`: a same entry where one of
  * the slots holds its stack, sizes and kind (none where the last entry's
  * run grew to take it), else a short entry; returns the words written. */
-static inline __attribute__((always_inline)) unsigned hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0,
-                                        hp_lsame *st)
+static inline __attribute__((always_inline)) unsigned
+hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0, hp_lsame *st)
 {
     uint64_t top = r->birth - period0;
     uint64_t a = (uint64_t)r->base | top << 56;
@@ -338,8 +340,8 @@ static inline unsigned hp_log_put(uint64_t *w, const hp_rec *r, uint32_t period0
 /* The record of the entry at `w` (which is not HP_LOG_PAD) into *r, `st`
  * the state of the chunk's entries before it; returns the words it took:
  * 0 for a run's object before its last (call again at `w` for the next). */
-static inline __attribute__((always_inline)) unsigned hp_log_decode(const uint64_t *w, uint32_t period0, hp_lsame *st,
-                                     hp_rec *r)
+static inline __attribute__((always_inline)) unsigned
+hp_log_decode(const uint64_t *w, uint32_t period0, hp_lsame *st, hp_rec *r)
 {
     uint64_t a = st->run ? st->runw : __atomic_load_n(&w[0], __ATOMIC_RELAXED);
     unsigned how = (unsigned)(a & 15);
@@ -402,7 +404,8 @@ static inline int hp_tab_fits(const hp_rec *r)
 
 /* Write record *r at `w`, `st` the state of the records before it;
  * returns the words written (1, 2, or HP_LONG_WORDS). */
-static inline __attribute__((always_inline)) unsigned hp_tab_put(uint64_t *w, const hp_rec *r, hp_same *st)
+static inline __attribute__((always_inline)) unsigned
+hp_tab_put(uint64_t *w, const hp_rec *r, hp_same *st)
 {
     if (__builtin_expect(hp_tab_fits(r), 1))
         return hp_ent_put_short(w, r, (uint64_t)r->age | (uint64_t)r->flags << 3, st);
@@ -411,7 +414,8 @@ static inline __attribute__((always_inline)) unsigned hp_tab_put(uint64_t *w, co
 
 /* The record at `w` into *r (birth and word 0 unless long), `st` the state
  * of the records before it; returns the words it takes. */
-static inline __attribute__((always_inline)) unsigned hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
+static inline __attribute__((always_inline)) unsigned
+hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
 {
     int top;
     unsigned n = hp_ent_get(w, r, st, &top);

@@ -125,7 +125,8 @@ static const uintptr_t *frame_keys(uint32_t id, uint32_t *n)
     uint32_t *at = &((uint32_t *)keys_at.base)[(size_t)id * 2];
     if (!at[0]) {
         hp_name_frame fr[LABEL_FRAMES];
-        int k = hp_names_frames(hp_names_full_of((uint32_t)hp_ret_idents()[id].key), fr, LABEL_FRAMES);
+        uint32_t full = hp_names_full_of((uint32_t)hp_ret_idents()[id].key);
+        int k = hp_names_frames(full, fr, LABEL_FRAMES);
         size_t first = keys.len / sizeof(uintptr_t);
         for (int i = 0; i < k; i++) {
             uintptr_t key = fr[i].pc ? fr[i].pc : (uintptr_t)fr[i].name;
