@@ -150,6 +150,42 @@ static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigne
  * only in their first word's top byte (bits 56-63): the birth less the
  * chunk's period0 in a log, the age and flags in the table. */
 
+/* Grow the run of the same entry at `l` by the object at `base` if that
+ * object is one `g` below its last, with top byte `top`, and the run has
+ * room (its count: `max` at bit `shift`); a log's entry must also be of
+ * slot `slot` (-1: no slots). Returns 1 if it grew (Note [Runs down a
+ * block]). */
+static inline __attribute__((always_inline)) int
+hp_run_grow(uint64_t *l, uintptr_t base, uint64_t top, uint64_t g, unsigned shift,
+            unsigned max, int slot)
+{
+    uint64_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
+    unsigned extra = (unsigned)(v >> shift) & max;
+    if ((slot < 0 || ((v >> 48) & 3) == (unsigned)slot) && extra < max && v >> 56 == top &&
+        (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)base) {
+        __atomic_store_n(l, v + ((uint64_t)1 << shift), __ATOMIC_RELAXED);
+        return 1;
+    }
+    return 0;
+}
+
+/* Object *run of the run whose word is `a` (`extra` objects after its
+ * first): r's base moved down to it; returns the words taken, 0 while
+ * objects remain (*run and *runw keep the place), 1 after its last. */
+static inline __attribute__((always_inline)) unsigned
+hp_run_member(hp_rec *r, uint64_t a, unsigned extra, uint32_t *run, uint64_t *runw)
+{
+    unsigned k = *run;
+    r->base -= (uintptr_t)k * r->granted;
+    if (k < extra) {
+        *run = k + 1;
+        *runw = a;
+        return 0;
+    }
+    *run = 0;
+    return 1;
+}
+
 /* Write `r`, which fits a short entry, at `w` with `top` as that byte: a
  * same entry where it repeats the last short one (`st`), else a short
  * one; returns the words written (1 or 2), or 0 where the last same entry
@@ -159,17 +195,9 @@ hp_ent_put_short(uint64_t *w, const hp_rec *r, uint64_t top, hp_same *st)
 {
     uint64_t a = (uint64_t)r->base | top << 56;
     if (hp_same_as(st, r)) {
-        uint64_t *l = st->last;
-        if (l) {   /* one `granted` below the last same entry's run: grow it */
-            uint64_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
-            unsigned extra = hp_run_extra(v);
-            uint64_t g = (uint64_t)(st->sizes >> 16) << 4;
-            if (extra < HP_RUN_MAX && v >> 56 == top &&
-                (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)r->base) {
-                __atomic_store_n(l, v + ((uint64_t)1 << HP_RUN_SHIFT), __ATOMIC_RELAXED);
-                return 0;
-            }
-        }
+        if (st->last && hp_run_grow(st->last, r->base, top, (uint64_t)(st->sizes >> 16) << 4,
+                                    HP_RUN_SHIFT, HP_RUN_MAX, -1))
+            return 0;
         w[0] = a | HP_LOG_SAME;
         st->last = w;
         return 1;
@@ -223,15 +251,7 @@ hp_ent_get(const uint64_t *w, hp_rec *r, hp_same *st, int *top)
     if (how == HP_LOG_SAME) {
         /* A run's objects one by one (Note [Runs down a block]). */
         hp_fill_from(r, st->ccs, st->sizes, st->kh & 255, (st->kh >> 8) & 255);
-        unsigned k = st->run;
-        r->base -= (uintptr_t)k * r->granted;
-        if (k < hp_run_extra(a)) {
-            st->run = k + 1;
-            st->runw = a;
-            return 0;
-        }
-        st->run = 0;
-        return 1;
+        return hp_run_member(r, a, hp_run_extra(a), &st->run, &st->runw);
     }
     uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
     unsigned kind = (unsigned)(a >> 48) & 255;
@@ -298,17 +318,9 @@ hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0, hp_lsame *st)
     unsigned j = 0;
     while (j < HP_SITES && !(st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes)) j++;
     if (j < HP_SITES) {
-        uint64_t *l = st->last;
-        if (l) {   /* one `granted` below the last same entry's run, its slot: grow it */
-            uint64_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
-            unsigned extra = hp_lrun_extra(v);
-            uint64_t g = (uint64_t)(sizes >> 16) << 4;
-            if (hp_lrun_slot(v) == j && extra < HP_LRUN_MAX && v >> 56 == top &&
-                (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)r->base) {
-                __atomic_store_n(l, v + ((uint64_t)1 << HP_LRUN_SHIFT), __ATOMIC_RELAXED);
-                return 0;
-            }
-        }
+        if (st->last && hp_run_grow(st->last, r->base, top, (uint64_t)(sizes >> 16) << 4,
+                                    HP_LRUN_SHIFT, HP_LRUN_MAX, (int)j))
+            return 0;
         w[0] = a | (uint64_t)j << 48 | HP_LOG_SAME;
         st->last = w;
         return 1;
@@ -358,15 +370,7 @@ hp_log_decode(const uint64_t *w, uint32_t period0, hp_lsame *st, hp_rec *r)
     if (how == HP_LOG_SAME) {
         unsigned j = hp_lrun_slot(a);
         hp_fill_from(r, st->ccs[j], st->sizes[j], st->kh[j] & 255, (st->kh[j] >> 8) & 255);
-        unsigned k = st->run;
-        r->base -= (uintptr_t)k * r->granted;
-        if (k < hp_lrun_extra(a)) {
-            st->run = k + 1;
-            st->runw = a;
-            return 0;
-        }
-        st->run = 0;
-        return 1;
+        return hp_run_member(r, a, hp_lrun_extra(a), &st->run, &st->runw);
     }
     uint32_t ccs = (uint32_t)w[1], sizes = (uint32_t)(w[1] >> 32);
     unsigned kind = (unsigned)(a >> 48) & 255;

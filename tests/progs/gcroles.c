@@ -15,6 +15,7 @@
  * Prints "EXPECT <retainer> <bytes>" (sizes from GC_size) for the census
  * of its last GC_gcollect. */
 #include <gc/gc.h>
+#include "gc_chain.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -29,19 +30,6 @@ static void count_final(void *obj, void *cd)
     (void)obj;
     (void)cd;
     finalized++;
-}
-
-static size_t chain(node **head, int n)
-{
-    size_t bytes = 0;
-    *head = NULL;
-    for (int i = 0; i < n; i++) {
-        node *x = GC_MALLOC(sizeof(node));
-        x->next = *head;
-        *head = x;
-        bytes += GC_size(x);
-    }
-    return bytes;
 }
 
 static size_t by_keep, by_final, by_grown;
@@ -59,7 +47,7 @@ __attribute__((noinline)) static void setup(void)
     for (int i = 0; i < 30; i++) {
         node **doomed = GC_MALLOC(sizeof(node *));
         by_final += GC_size(doomed);
-        by_final += chain(doomed, 5);
+        by_final += prog_chain((void **)doomed, 5, sizeof(node));
         GC_REGISTER_FINALIZER_NO_ORDER(doomed, count_final, NULL, NULL, NULL);
     }
     /* A large object (more than half a block) grows in place: libgc
@@ -73,7 +61,7 @@ __attribute__((noinline)) static void setup(void)
     }
     by_grown += GC_size(g_grown);
     node *tail;
-    by_grown += chain(&tail, 20);
+    by_grown += prog_chain((void **)&tail, 20, sizeof(node));
     memcpy(g_grown + 3800, &tail, sizeof tail);
 }
 

@@ -14,6 +14,7 @@
  * Prints "EXPECT <retainer> <bytes>" (sizes from GC_size) for the census
  * taken at its last GC_gcollect. */
 #include <gc/gc.h>
+#include "gc_chain.h"
 #include <gc/gc_mark.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,19 +36,6 @@ static struct GC_ms_entry *mark_side_table(GC_word *addr, struct GC_ms_entry *ms
     return GC_MARK_AND_PUSH(side_table[slot], msp, lim, (void **)addr);
 }
 
-static size_t chain(node **head, int n, size_t size)
-{
-    size_t bytes = 0;
-    *head = NULL;
-    for (int i = 0; i < n; i++) {
-        node *x = GC_MALLOC(size);
-        x->next = *head;
-        *head = x;
-        bytes += GC_size(x);
-    }
-    return bytes;
-}
-
 __attribute__((noinline)) static void *make_uncoll(void) { return GC_MALLOC_UNCOLLECTABLE(64); }
 
 __attribute__((noinline)) static void add_region(void **region, size_t n)
@@ -66,7 +54,7 @@ __attribute__((noinline)) static void setup(int many)
     int kind = (int)GC_new_kind(GC_new_free_list(), GC_MAKE_PROC(proc, 0), 0, 1);
     side_table = calloc(4, sizeof(void *));
     node *h;
-    by_proc = chain(&h, 10, 100);
+    by_proc = prog_chain((void **)&h, 10, 100);
     side_table[0] = h;
     GC_word *holder = GC_generic_malloc(2 * sizeof(GC_word), kind);
     holder[1] = 0;
@@ -84,14 +72,14 @@ __attribute__((noinline)) static void setup(int many)
     /* Uncollectable object holding a chain. */
     void **u = make_uncoll();
     by_uncoll = GC_size(u);
-    by_uncoll += chain((node **)&u[0], 5, 200);
+    by_uncoll += prog_chain(&u[0], 5, 200);
     g_hidden = malloc(sizeof(void *));
     g_hidden[0] = u;
 
     /* A registered root region. */
     void **region = calloc(8, sizeof(void *));
     add_region(region, 8);
-    by_region = chain((node **)&region[0], 3, 300);
+    by_region = prog_chain(&region[0], 3, 300);
 
     /* A tagged pointer. */
     char *t = GC_MALLOC(400);

@@ -11,26 +11,13 @@
  * Prints "EXPECT <path function> <bytes>" for the census taken at its last
  * GC_gcollect. */
 #include <gc/gc.h>
+#include "gc_chain.h"
+#include "progs.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct node { struct node *next; char pad[56]; } node;
-
 static volatile int calls;   /* keeps calls from becoming jumps */
-
-static size_t chain(node **head, int n, size_t size)
-{
-    size_t bytes = 0;
-    *head = NULL;
-    for (int i = 0; i < n; i++) {
-        node *x = GC_MALLOC(size);
-        x->next = *head;
-        *head = x;
-        bytes += GC_size(x);
-    }
-    return bytes;
-}
 
 __attribute__((noinline)) static void register_region(void **region, size_t n)
 {
@@ -49,7 +36,7 @@ __attribute__((noinline)) static void **open_resource(size_t n)
 __attribute__((noinline)) static size_t load_fonts(void)
 {
     void **r = open_resource(4);
-    size_t b = chain((node **)&r[0], 3, 64);
+    size_t b = prog_chain(&r[0], 3, 64);
     calls++;
     return b;
 }
@@ -57,7 +44,7 @@ __attribute__((noinline)) static size_t load_fonts(void)
 __attribute__((noinline)) static size_t load_images(void)
 {
     void **r = open_resource(4);
-    size_t b = chain((node **)&r[0], 5, 128);
+    size_t b = prog_chain(&r[0], 5, 128);
     calls++;
     return b;
 }
@@ -65,7 +52,7 @@ __attribute__((noinline)) static size_t load_images(void)
 __attribute__((noinline)) static size_t load_scripts(void)
 {
     void **r = open_resource(4);
-    size_t b = chain((node **)&r[0], 7, 256);
+    size_t b = prog_chain(&r[0], 7, 256);
     calls++;
     return b;
 }
@@ -83,7 +70,7 @@ __attribute__((noinline)) static size_t from_config(void)
 {
     void **h = new_holder();
     g_hidden[0] = h;
-    size_t b = GC_size(h) + chain((node **)&h[0], 4, 96);
+    size_t b = GC_size(h) + prog_chain(&h[0], 4, 96);
     calls++;
     return b;
 }
@@ -92,7 +79,7 @@ __attribute__((noinline)) static size_t from_cache(void)
 {
     void **h = new_holder();
     g_hidden[1] = h;
-    size_t b = GC_size(h) + chain((node **)&h[0], 6, 160);
+    size_t b = GC_size(h) + prog_chain(&h[0], 6, 160);
     calls++;
     return b;
 }
@@ -109,18 +96,11 @@ __attribute__((noinline)) static void setup(void)
     by_cache = from_cache();
 }
 
-/* Overwrite the stack below main's frame, where setup's frames were. */
-__attribute__((noinline)) static void scrub(void)
-{
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
-
 int main(void)
 {
     GC_INIT();
     setup();
-    scrub();
+    scrub_stack();   /* (setup's frames held the objects) */
     GC_gcollect();
     GC_gcollect();
     printf("EXPECT roots load_fonts %zu\n", by_fonts);
