@@ -15,7 +15,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, helper=auto|yes|no, dominators=yes|no, stacks=yes|no, " \
     "sample=BYTES, seed=N, " \
-    "ldv=adaptive|page|precise, repeat=N, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
+    "ldv=adaptive|page|precise, repeat=N, burst=on|off, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -30,6 +30,7 @@ void hp_config_defaults(hp_config *c)
     c->unwind = HP_UNWIND_LIBUNWIND;
     c->bound = 8;
     c->ldv_repeat = 1;
+    c->ldv_burst = 1;
     c->ldv_syscalls = 1;
     c->checkpoint = 1;
     c->ldv_budget = 0.1;
@@ -118,6 +119,9 @@ const char *hp_config_help(void)
 "              retainer set, in the same run (GHC -hr -hbdrag,void)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
 "              open until the next collection, 1-999999 (default 1)\n"
+"  burst=on|off  mode ldv (adaptive, precise): after a fault, go on\n"
+"              emulating the program's next instructions while they reach\n"
+"              protected pages, so one fault sees several uses (default on)\n"
 "  budget=X    ldv=adaptive: fault-handler time for exact re-arming, 0.5 s\n"
 "              plus X times the program's own time (default 0.1; 0: off)\n"
 "  syscalls=S  mode ldv: how system calls given a buffer on a protected page\n"
@@ -426,6 +430,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 else return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': syscalls is dispatch or wrappers",
                         s, n);
+            } else if (key_is(s, klen, "burst")) {
+                if (key_is(v, vlen, "on")) c->ldv_burst = 1;
+                else if (key_is(v, vlen, "off")) c->ldv_burst = 0;
+                else return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': burst is on or off", s, n);
             } else if (key_is(s, klen, "repeat")) {
                 if (parse_int(v, vlen, 1, 999999, &c->ldv_repeat) != 0)
                     return set_err(err, errlen,

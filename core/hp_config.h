@@ -41,6 +41,8 @@ typedef struct hp_config {
     int ldv_bands;        /* bands=: HP_BAND_* bits; mode ldv then profiles those
                              bands' bytes by cost-centre stack (GHC -hc -hb<bands>);
                              0: the biography's own bands */
+    int ldv_burst;        /* ldv: after a fault, emulate on while protected pages are
+                             reached (burst=on, default; off) */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
     double ldv_budget;    /* ldv=adaptive: profiler time allowed for exact

@@ -127,6 +127,15 @@ static inline ssize_t hp_sys_read_own_memory(void *to, const void *from, size_t 
     return HP_SYS6(SYS_process_vm_readv, hp_sys_getpid(), &local, 1, &remote, 1, 0);
 }
 
+/* process_vm_writev(2) on this process: writes memory that may not be
+ * writable without faulting (-1, EFAULT; unlike /proc/self/mem, it
+ * honours the page's protection). */
+static inline ssize_t hp_sys_write_own_memory(void *to, const void *from, size_t n)
+{
+    struct { void *base; size_t len; } local = {(void *)from, n}, remote = {to, n};
+    return HP_SYS6(SYS_process_vm_writev, hp_sys_getpid(), &local, 1, &remote, 1, 0);
+}
+
 static inline int hp_sys_sched_yield(void)
 {
     return (int)HP_SYS6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);

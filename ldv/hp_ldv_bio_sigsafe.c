@@ -579,6 +579,10 @@ void hp_ldv_write_prof(int fd)
     }
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
+    line_u64("  bursts (emulated on after a fault)", atomic_load(&hp_ldv.bursts));
+    line_u64("    instructions emulated in them", atomic_load(&hp_ldv.burst_insns));
+    line_u64("    first uses they saw", atomic_load(&hp_ldv.burst_uses));
+    line_u64("    protected pages read through the descriptor", atomic_load(&hp_ldv.burst_peeks));
     line_u64("  emulated without opening the page", atomic_load(&hp_ldv_peek_.peeks));
     line_u64("    of them while other threads ran", atomic_load(&hp_ldv_peek_.shared_peeks));
     line_u64("  opened for one instruction while other threads ran", atomic_load(&hp_ldv.shared_opens));

@@ -127,6 +127,12 @@ typedef struct hp_ldv_state {
     /* Figures for .prof. */
     _Atomic uint64_t faults, uses, gc_faults, sys_uses, efault_retries, enomem;
     _Atomic uint64_t steps, emulated;   /* re-armed after a single step / an emulation */
+    unsigned burst_max;                 /* burst=: 0 none, else on (hp_ldv_burst_sigsafe.c) */
+    _Atomic uint64_t map_gen;           /* +1 at each memory-map call of the program's
+                                           (hp_ldv_vm_call): pages known readable
+                                           before may not be (hp_ldv_known_readable) */
+    _Atomic uint64_t bursts, burst_insns, burst_uses, burst_peeks;   /* bursts that went on, their
+                                           instructions, the first uses they saw */
     _Atomic uint64_t stale_faults;      /* found an object used already this period */
     _Atomic uint64_t init_faults;       /* a write initialising a new object */
     _Atomic uint64_t free_faults;       /* no object indexed there: made since the pass, or free */
@@ -249,6 +255,19 @@ void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run);
  * leaves them, RIP past it; 1. Anything else: 0, nothing changed.
  * Handler-safe. */
 int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd);
+/* hp_ldv_burst_sigsafe.c: after the faulting instruction, emulate the
+ * program's next ones while they reach protected pages; returns the
+ * instructions done (uc updated to the point reached), *uses the first
+ * uses seen; `credit`: each new use of an older object earns the page
+ * faults, as the fault finding it would have (ldv=adaptive within its
+ * budget). The caller holds hp_ldv.handlers. */
+int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses);
+/* May the emulator read the instruction at pc? (hp_ldv_trap_sigsafe.c) */
+int hp_ldv_code_readable(uintptr_t pc);
+/* Is the page of `a` readable (process_vm_readv says so, remembered per
+ * thread until the program's next memory-map call)? `code`: a separate
+ * memory for instruction pages. (hp_ldv_burst_sigsafe.c) */
+int hp_ldv_known_readable(uintptr_t a, int code);
 
 /* hp_ldv_peek*.c: protected pages read and written through /proc/self/mem. */
 #define HP_LDV_PEEK_MAGIC 0x6b656570706c6468u

@@ -36,7 +36,6 @@ typedef struct trap_tls {
     uintptr_t coll_addr;   /* the same, for faults while a collection runs */
     uint64_t coll_pass;
     int coll_tries;
-    uintptr_t code_ok[8];  /* code pages (page number + 1) seen readable */
     unsigned budget_tick;  /* faults since the budget was last looked at */
 } trap_tls;
 static __thread trap_tls tt __attribute__((tls_model("initial-exec")));
@@ -156,18 +155,23 @@ static int others_faulted(void)
  * sits on an execute-only page (memory protection keys), where a read would
  * fault inside this handler. Learnt once per page and thread by reading
  * through process_vm_readv, which fails instead of faulting. */
-static int code_readable(uintptr_t pc)
+int hp_ldv_code_readable(uintptr_t pc)
 {
-    for (uintptr_t pg = pc >> 12; pg <= (pc + 15) >> 12; pg++) {
-        int known = 0;
-        for (int i = 0; i < 8; i++)
-            if (tt.code_ok[i] == pg + 1) known = 1;
-        if (known) continue;
-        unsigned char b;
-        if (hp_sys_read_own_memory(&b, (const void *)(pg << 12), 1) != 1) return 0;
-        memmove(&tt.code_ok[1], &tt.code_ok[0], 7 * sizeof tt.code_ok[0]);
-        tt.code_ok[0] = pg + 1;
-    }
+    if (!hp_ldv_known_readable(pc, 1)) return 0;
+    return ((pc + 15) >> 12) == (pc >> 12) || hp_ldv_known_readable(pc + 15, 1);
+}
+
+/* The burst (hp_ldv_burst_sigsafe.c), from the faulting instruction or
+ * the one after it: 1 when it did at least one instruction. */
+static int burst_on(ucontext_t *uc, int fd, int credit)
+{
+    if (!hp_ldv.burst_max || fd < 0) return 0;
+    uint64_t uses = 0;
+    int n = hp_ldv_burst(uc, fd, credit, &uses);
+    if (n <= 0) return 0;
+    atomic_fetch_add_explicit(&hp_ldv.bursts, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hp_ldv.burst_insns, (uint64_t)n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hp_ldv.burst_uses, uses, memory_order_relaxed);
     return 1;
 }
 
@@ -252,12 +256,15 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     int ok;
     int step = hp_ldv.precise && tt.npend < PEND_MAX;
     int wide = 0;   /* past the budget: open the page's group (hp_ldv_open_group) */
+    int credit = 0;   /* a burst's new uses earn faults (adaptive, within the budget) */
+    int burst_fd = -1;   /* burst after this fault (hp_ldv_burst_sigsafe.c) */
     if (step && hp_ldv.repeat) {
         /* Adaptive: within the budget, the first use found this period of
          * an object that has survived two collections pays for
          * HP_LDV_CREDIT faults that find nothing; past it, `repeat`
          * fruitless faults in the period leave the page open. */
         int rich = within_budget();
+        credit = rich;
         if (fresh) {
             if (fresh == 2 && rich) hp_ldv_fruitful(addr, run);
         } else if (hp_ldv_fruitless(addr, run, rich)) {
@@ -272,12 +279,18 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_add_explicit(&hp_ldv.settled_opens, 1, memory_order_relaxed);
     }
     int peek_fd = -1;
-    if (step && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
+    if (step && tt.npend == 0 && hp_ldv_code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
         peek_fd = hp_ldv_peek_fd();
     int peeked = 0;
+    /* Precise: a burst after every fault; adaptive: within its budget,
+     * after a fault that found a new use (a walk under way: where bursts
+     * pay), and none past it (the cheap regime). */
+    if (!hp_ldv.repeat || (fresh && credit)) burst_fd = peek_fd;
     if (peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
         peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd);
         hp_ldv_peek_end();
+        if (peeked) peeked = 1 + burst_on(uc, burst_fd, credit);
+        else peeked = burst_on(uc, burst_fd, credit) ? 2 : 0;   /* (an instruction only the burst knows) */
     }
     if (peeked) {
         /* Done through /proc/self/mem: the page never opened. */
@@ -296,13 +309,14 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             atomic_fetch_add_explicit(&hp_ldv.shared_opens, 1, memory_order_relaxed);
         }
         ok = hp_ldv_step_open(page) == 0;
-        if (ok && tt.npend == 0 && code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
+        if (ok && tt.npend == 0 && hp_ldv_code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
             hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, -1)) {
             /* Done here: protect the page again at once, no trap (the
              * count is given back even while a collection runs). */
             hp_ldv_reprotect_page(page);
             atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
             tt.last_addr = 0;
+            (void)burst_on(uc, burst_fd, credit);
         } else if (ok) {
             tt.pend[tt.npend++] = page;
             uc->uc_mcontext.gregs[REG_EFL] |= TF;

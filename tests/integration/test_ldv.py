@@ -145,11 +145,13 @@ class Ldv(hptest.ProfileTest):
         exit) is all DRAG at the exit census; its 16-page object, read
         again after the second collection, costs no fault then (64 + 64
         small objects, one fault each, and 16 for the big one's first
-        read: 144; protected again, as before this rule, 160)."""
+        read: 144; protected again, as before this rule, 160). One fault
+        per access: without bursts, which would see several uses a fault
+        (test_bursts_keep_precise_exact)."""
         for policy in ("precise", "adaptive"):
             with self.subTest(policy=policy):
                 r, hp, prof = self.profile("ldv_settled",
-                                           heapprof="ldv,interval=1000,ldv=" + policy)
+                                           heapprof="ldv,interval=1000,burst=off,ldv=" + policy)
                 nbytes = out_table(r.stdout)["bytes"][0]
                 last = hp.samples[-2][1]   # (the last sample is the empty bookend)
                 self.assertEqual(last, {"DRAG": nbytes}, hp.text)
@@ -206,6 +208,23 @@ class Ldv(hptest.ProfileTest):
         page, _ = self.pattern_bands("tree", "page")
         self.assertLess(sum(s.get("LAG", 0) for s in page),
                         0.5 * sum(s.get("LAG", 0) for s in exact))
+
+    def test_bursts_keep_precise_exact(self):
+        # ldv/hp_ldv_burst_sigsafe.c: after a fault, the next instructions
+        # are emulated and their accesses to protected pages are uses. Under
+        # ldv=precise that must change no band, census by census, on each
+        # pattern, against the same policy with one fault per access
+        # (burst=off) -- and must take fewer faults: that is its point.
+        for pattern in ("tree", "list", "hash", "young"):
+            with self.subTest(pattern=pattern):
+                on, prof_on = self.pattern_bands(pattern, "precise")
+                off, prof_off = self.pattern_bands(pattern, "precise,burst=off")
+                self.assertEqual(on, off)
+                self.assertEqual(prof_field(prof_off, "bursts (emulated on after a fault)"), "0")
+                self.assertGreater(int(prof_field(prof_on, "bursts (emulated on after a fault)")), 0)
+                if pattern in ("tree", "list"):   # walks: most faults were the walk's next node
+                    self.assertLess(int(prof_field(prof_on, "faults")),
+                                    int(prof_field(prof_off, "faults")) / 2, (prof_on, prof_off))
 
     def test_two_threads_sharing_pages(self):
         # ldv_patterns threads: every object is read in period 2, by one

@@ -182,6 +182,24 @@ class LdvSafe(unittest.TestCase):
         self.assertEqual(plain.stdout, "sum %d\n" % (2000 * sum(range(64))))
 
 
+    # Bursts (ldv/hp_ldv_burst_sigsafe.c): after a fault, the program's next
+    # instructions emulated -- recursive calls on the handler's own stack,
+    # read-modify-writes of protected objects, a callee filling its
+    # caller's array, SSE copies, jump tables, a write to a page the
+    # program made read-only (its handler must see it) -- must leave the
+    # program as the CPU would. Under adaptive and precise the .prof shows
+    # that bursts ran, with tens of thousands of their instructions.
+    def test_bursts_do_what_the_cpu_does(self):
+        def prof(p, text):
+            if p == "ldv=page":
+                self.assertEqual(hptest.prof_field(text, "bursts (emulated on after a fault)"), "0")
+                return
+            self.assertGreater(int(hptest.prof_field(text, "bursts (emulated on after a fault)")), 50)
+            self.assertGreater(int(hptest.prof_field(text, "instructions emulated in them")), 50000)
+        plain = self.same_as_plain("ls_burst", prof=prof)
+        self.assertEqual(plain.stdout.count("read-only writes 1,"), 4, plain.stdout)
+        self.assertIn("round 3: walk 33550336, root visits 4, leaf visits 4,", plain.stdout)
+
     # The program's alternate signal stack is a local array of a function
     # that has returned (Asymptote's, through libsigsegv): heapprof's faults
     # never run there (they overwrote the walk's live frames); sigaltstack
