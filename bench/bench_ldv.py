@@ -89,6 +89,7 @@ def ground_truth(work, base, lib, trees):
     print()
     print("| program | policy | VOID | LAG | USE | DRAG | faults | wall s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    precise_ratio = []
     for name, argv, stem in progs:
         runs = {}
         for pol in ("precise", "adaptive", "page"):
@@ -114,6 +115,15 @@ def ground_truth(work, base, lib, trees):
                 cells = " | ".join(f"{100 * shares[b]:.1f}%" if b in shares else "-"
                                    for b in ("VOID", "LAG", "USE", "DRAG"))
             print(f"| {name} | {pol} | {cells} | {faults} | {wall:.2f} |", flush=True)
+        if name == "trees.c 14":
+            plain, _, _ = bt.run_once(argv, base, work)
+            prec_wall = runs["precise"][1]
+            print(f"| trees.c 14 | plain (no heapprof) | | | | | | {plain:.2f} |")
+            precise_ratio.append((prec_wall, plain))
+    for prec_wall, plain in precise_ratio:
+        print()
+        print(f"ldv=precise on trees.c 14 (interval=0): {prec_wall:.2f} s against {plain:.2f} s "
+              f"plain: {prec_wall / plain:.1f}x")
 
 
 def main():

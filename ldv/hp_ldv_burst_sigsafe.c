@@ -73,6 +73,7 @@ typedef struct burst {
     int touched;                   /* this instruction reached a protected page */
     int collector;                 /* ... and is libgc's: its accesses are not uses */
     int credit;                    /* adaptive, within budget: new uses earn faults */
+    const hp_ldv_ent *last;        /* the object last read (its use recorded), or NULL */
     uint64_t peeks, uses;
 } burst;
 
@@ -132,12 +133,28 @@ static int readable(burst *b, uintptr_t a)
     return hp_ldv_known_readable(a, 0);
 }
 
-/* An access to a protected page is a use of its object (unless libgc's). */
+/* The index entry of a, looked for first beside the last one found (a
+ * walk goes from object to object), then by binary search. */
+static const hp_ldv_ent *find(burst *b, uintptr_t a)
+{
+    const hp_ldv_ent *l = b->last;
+    if (l) {
+        const hp_ldv_ent *lo = hp_ldv.ents, *hi = hp_ldv.ents + hp_ldv.nents;
+        for (const hp_ldv_ent *e = l - 1; e <= l + 1; e++)
+            if (e >= lo && e < hi && a - e->base < e->size) return e;
+    }
+    return hp_ldv_find(a);
+}
+
+/* An access to a protected page is a use of its object (unless libgc's).
+ * An object read already in this burst has nothing more to tell. */
 static void use(burst *b, uintptr_t a, int is_write)
 {
     b->touched = 1;
     if (b->collector) return;
-    const hp_ldv_ent *e = hp_ldv_find(a);
+    if (b->last && a - b->last->base < b->last->size) return;
+    const hp_ldv_ent *e = find(b, a);
+    if (e && !is_write) b->last = e;
     int u = e ? hp_ldv_use(e, is_write) : 0;
     if (u > 0) b->uses++;
     /* (as the fault that would have found it: hp_ldv_trap_sigsafe.c) */
@@ -316,6 +333,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     for (unsigned i = 0; i < CACHED; i++) b.cached[i] = 0;
     b.solo = hp_ldv_peek_solo();
     b.credit = credit;
+    b.last = NULL;
     b.rsp0 = (uintptr_t)g[REG_RSP];
     b.stack_lo = hp_tls.stack_lo;
     b.stack_hi = hp_tls.stack_hi;
