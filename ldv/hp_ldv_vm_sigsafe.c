@@ -273,8 +273,10 @@ static long raw_call(int opening, long nr, long a0, long a1, long a2, long a3, l
 long hp_ldv_vm_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
     int prot_call = nr == SYS_mprotect || nr == SYS_pkey_mprotect;
-    /* (Pages seen readable before this call may not be after it.) */
-    atomic_fetch_add_explicit(&hp_ldv.map_gen, 1, memory_order_seq_cst);
+    /* (Pages seen readable before this call may not be after it -- any
+     * call but a new mapping that replaces none.) */
+    if (nr != SYS_mmap || (a3 & MAP_FIXED))
+        atomic_fetch_add_explicit(&hp_ldv.map_gen, 1, memory_order_seq_cst);
     /* Record first: an opening of heapprof's that races this call finds
      * the page owned when it looks again after its own mprotect. */
     if (prot_call && hp_ldv.active && a1 > 0 && !((uintptr_t)a0 & (HP_PAGE - 1)))
