@@ -63,6 +63,7 @@ typedef struct burst {
     uintptr_t rsp0;                /* the interrupted stack pointer */
     uintptr_t own_lo, own_hi;      /* the handler's frames on the program's stack (or empty) */
     uintptr_t stack_lo, stack_hi;  /* this thread's stack */
+    uintptr_t code_pg;             /* page number + 1 of code known readable */
     wb_ent wb[WB_MAX];
     unsigned nwb;
     int solo;                      /* no other thread of the program runs */
@@ -273,7 +274,18 @@ static int rd(void *ctx, uintptr_t a, void *buf, int n)
         if (!readable(b, a)) return -1;
         memcpy(buf, (const void *)a, (size_t)n);
     }
-    /* Then what the buffer holds there, oldest first. */
+    /* Then what the buffer holds there: the newest store that covers the
+     * whole read is the answer (a pop after its push); else every store
+     * that overlaps it, oldest first. */
+    for (unsigned i = b->nwb; i-- > 0;) {
+        const wb_ent *w = &b->wb[i];
+        if (!overlaps(a, n, w->a, w->a + w->n)) continue;
+        if (w->a <= a && a + (uintptr_t)n <= w->a + w->n) {
+            memcpy(buf, w->b + (a - w->a), (size_t)n);
+            return 0;
+        }
+        break;
+    }
     for (unsigned i = 0; i < b->nwb; i++) {
         const wb_ent *w = &b->wb[i];
         if (!overlaps(a, n, w->a, w->a + w->n)) continue;
@@ -322,6 +334,16 @@ static void flush(burst *b, uintptr_t sp)
     b->nwb = 0;
 }
 
+/* May the instruction at pc be read? (The page last found so, unless the
+ * instruction may run into the next one.) */
+static inline int code_ok(burst *b, uintptr_t pc)
+{
+    if ((pc >> HP_PAGE_SHIFT) + 1 == b->code_pg && (pc & (HP_PAGE - 1)) <= HP_PAGE - 16) return 1;
+    if (!hp_ldv_code_readable(pc)) return 0;
+    b->code_pg = (pc >> HP_PAGE_SHIFT) + 1;
+    return 1;
+}
+
 int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
 {
     greg_t *g = uc->uc_mcontext.gregs;
@@ -334,6 +356,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     b.solo = hp_ldv_peek_solo();
     b.credit = credit;
     b.last = NULL;
+    b.code_pg = 0;
     b.rsp0 = (uintptr_t)g[REG_RSP];
     b.stack_lo = hp_tls.stack_lo;
     b.stack_hi = hp_tls.stack_hi;
@@ -358,7 +381,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     for (;;) {
         uintptr_t pc = (uintptr_t)g[REG_RIP];
         int stop = idle >= IDLE_MAX || n >= HARD_MAX || ((uint64_t)g[REG_EFL] & 0x100) ||
-                   (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) || !hp_ldv_code_readable(pc);
+                   (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) || !code_ok(&b, pc);
         b.collector = (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) || hp_tls.depth > 0;
         uint64_t undef;
         hp_x86_mem m = {rd, wr, &b, xmm};
