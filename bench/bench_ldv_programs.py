@@ -10,7 +10,8 @@ here (each skipped, with the package to install, when missing):
   - Guile filling a 400,000-entry hash table
     (tests/external/runtimes/hash.scm, HP_N=400000).
 Each runs plain and under HEAPPROF=ldv with the default policy, with
-ldv=page, and with budget=0 (the credit off), best of N wall seconds
+bursts off (burst=off: one access a fault), with ldv=page, and with
+budget=0 (the credit off), best of N wall seconds
 (default 3), with the ratio to the plain run, the .prof's faults, uses
 recorded, and the share of DRAG and VOID byte-seconds it calls uncertain.
 Prints a Markdown table. Not a test: never registered with meson test.
@@ -30,8 +31,8 @@ import bench_trees as bt  # noqa: E402
 
 REPO = bt.REPO
 RT = os.path.join(REPO, "tests", "external", "runtimes")
-POLICIES = (("ldv (default)", "ldv"), ("ldv=page", "ldv,ldv=page"),
-            ("ldv budget=0", "ldv,budget=0"))
+POLICIES = (("ldv (default)", "ldv"), ("ldv burst=off", "ldv,burst=off"),
+            ("ldv=page", "ldv,ldv=page"), ("ldv budget=0", "ldv,budget=0"))
 
 
 def scheme_source(path, lines=200):
