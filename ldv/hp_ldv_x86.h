@@ -29,4 +29,9 @@ typedef struct hp_x86_mem {
  * directly: the caller knows the code is readable. */
 int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef);
 
+/* The arithmetic flags CMP (a - b) and TEST (a & b) leave, on operands of
+ * `size` bytes (TEST: AF 0, as the CPU leaves it). */
+uint64_t hp_x86_flags_sub(uint64_t a, uint64_t b, int size);
+uint64_t hp_x86_flags_and(uint64_t a, uint64_t b, int size);
+
 #endif

@@ -77,7 +77,7 @@ static uint64_t flags_add(uint64_t a, uint64_t b, int size)
     return f;
 }
 
-static uint64_t flags_sub(uint64_t a, uint64_t b, int size)
+uint64_t hp_x86_flags_sub(uint64_t a, uint64_t b, int size)
 {
     uint64_t m = mask_of(size), res = (a - b) & m;
     a &= m;
@@ -88,6 +88,8 @@ static uint64_t flags_sub(uint64_t a, uint64_t b, int size)
     if ((a ^ b ^ res) & 0x10) f |= AF;
     return f;
 }
+
+uint64_t hp_x86_flags_and(uint64_t a, uint64_t b, int size) { return szp(a & b, size); }
 
 /* The condition of Jcc/SETcc/CMOVcc number cc on flags fl. */
 static int cond(int cc, uint64_t fl)
@@ -252,7 +254,7 @@ static int alu(int opn, uint64_t a, uint64_t b, int size, uint64_t *res, uint64_
 {
     switch (opn) {
     case 0: *res = a + b; *fl = flags_add(a, b, size); return 0;
-    case 5: case 7: *res = a - b; *fl = flags_sub(a, b, size); return 0;
+    case 5: case 7: *res = a - b; *fl = hp_x86_flags_sub(a, b, size); return 0;
     case 1: *res = a | b; break;
     case 4: *res = a & b; break;
     case 6: *res = a ^ b; break;
@@ -628,7 +630,7 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
             res = kind == 2 ? ~a : (uint64_t)0 - a;
             if (put_rm_mem(m, &in, res & mask_of(bsize), bsize) != 0) return 0;
             set_rm_reg(g, &in, res, bsize);
-            if (kind == 3) set_flags(g, flags_sub(0, a, bsize), ARITH);
+            if (kind == 3) set_flags(g, hp_x86_flags_sub(0, a, bsize), ARITH);
         }
         g[REG_RIP] = (greg_t)(uintptr_t)in.p;
         return 1;
@@ -641,7 +643,7 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         if (kind == 0 || kind == 1) {
             if (get_rm(g, m, &in, bsize, &a) != 0) return 0;
             res = kind == 0 ? a + 1 : a - 1;
-            fl = kind == 0 ? flags_add(a, 1, bsize) : flags_sub(a, 1, bsize);
+            fl = kind == 0 ? flags_add(a, 1, bsize) : hp_x86_flags_sub(a, 1, bsize);
             if (put_rm_mem(m, &in, res & mask_of(bsize), bsize) != 0) return 0;
             set_rm_reg(g, &in, res, bsize);
             set_flags(g, fl, ARITH & ~CF);
