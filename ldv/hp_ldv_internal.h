@@ -249,11 +249,11 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
 void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run);
 #define HP_LDV_CREDIT 4
 
-/* hp_ldv_emul.c: perform the faulting instruction at g[REG_RIP] on the
- * (opened) page [lo, hi) when it is a plain load, store, compare or test
- * of general registers: registers, flags and memory as the instruction
- * leaves them, RIP past it; 1. Anything else: 0, nothing changed.
- * Handler-safe. */
+/* hp_ldv_emul_sigsafe.c: perform the faulting instruction at g[REG_RIP]
+ * when it is one the interpreter knows (hp_ldv_x86.h) and every access it
+ * makes lies on the page [lo, hi) (open, or reached through the
+ * descriptor fd): registers, flags and memory as the instruction leaves
+ * them, RIP past it; 1. Anything else: 0, nothing changed. Handler-safe. */
 int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd);
 /* hp_ldv_burst_sigsafe.c: after the faulting instruction, emulate the
  * program's next ones while they reach protected pages; returns the
