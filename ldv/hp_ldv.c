@@ -55,13 +55,23 @@ static void postfork_child(void)
     }
 }
 
+/* Does this thread run with a shadow stack (CET, Linux 6.6+ and a C
+ * library that enables it)? A burst's emulated calls and returns would not
+ * move it, and the next real return would fault: no bursts then. */
+static int shadow_stack(void)
+{
+    unsigned long features = 0;
+    long r = syscall(SYS_arch_prctl, 0x5005 /* ARCH_SHSTK_STATUS */, &features);
+    return r == 0 && (features & 1);
+}
+
 int hp_ldv_init(char *err, unsigned long errlen)
 {
     pthread_atfork(NULL, NULL, postfork_child);
     hp_ldv.active = 1;
     hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
     hp_ldv.sud_wanted = hp_rt.cfg.ldv_syscalls;
-    hp_ldv.burst_max = hp_ldv.precise && hp_rt.cfg.ldv_burst ? 1 : 0;
+    hp_ldv.burst_max = hp_ldv.precise && hp_rt.cfg.ldv_burst && !shadow_stack() ? 1 : 0;
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     hp_ldv.budget_ratio = hp_rt.cfg.ldv_budget;
     hp_ldv.budget_floor_ns = hp_rt.cfg.ldv_budget > 0 ? 500000000u : 0;
