@@ -135,6 +135,28 @@ void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
 }
 
 /* ---- Async-signal-safe from here: fault handlers and wrappers. ---- */
+/* The object's first use, in period q (word w before it): its LAG ran over
+ * censuses birth+1 .. q; when a period p >= birth left its page open before
+ * it was seen used, a use then would have shown from census p+1, so the
+ * LAG of censuses p+1 .. q is uncertain. (The census array only grows, in
+ * place: its entries up to the current period are set.) */
+static void lag_seen(const hp_rec *r, uint32_t w, uint32_t q)
+{
+    uint32_t b = r->birth;
+    if (q <= b || q > ncensus) return;
+    const census *c = cen();
+    double g = (double)r->granted;
+    atomic_fetch_add_explicit(&hp_ldv.lag_bus, (uint64_t)(g * (c[q].time - c[b].time) * 1e6),
+                              memory_order_relaxed);
+    uint32_t stamp = w & HP_LDV_PERIOD;
+    if (stamp && stamp - 1 < q) {
+        uint32_t p = stamp - 1 < b ? b : stamp - 1;
+        atomic_fetch_add_explicit(&hp_ldv.lag_unsure_bus,
+                                  (uint64_t)(g * (c[q].time - c[p].time) * 1e6),
+                                  memory_order_relaxed);
+    }
+}
+
 int hp_ldv_use(const hp_ldv_ent *e, int is_write)
 {
     hp_rec *r = &hp_ldv.recs[e->idx];
@@ -155,6 +177,7 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
         if (__atomic_compare_exchange_n(wp, &w, want, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
+            if (!(w & HP_LDV_USED)) lag_seen(r, w, period & HP_LDV_PERIOD);
             if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
                 __atomic_fetch_and(&r->flags, (uint8_t)~HP_REC_UNWATCHED, __ATOMIC_RELAXED);
             return __atomic_load_n(&r->age, __ATOMIC_RELAXED) >= 2 ? 2 : 1;
@@ -207,10 +230,16 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
         if (entry_used(i)) continue;
         hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
         if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv.ents[i].idx), __ATOMIC_RELAXED);
+        uint32_t *wp = hp_ldv_word_at(r, hp_ldv.ents[i].idx);
+        uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
         if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
         if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
             __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+        /* Never used yet: the first period its LAG is uncertain from (a
+         * use racing this is kept: the exchange fails on its word). */
+        if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
+            __atomic_compare_exchange_n(wp, &w, ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD, 0,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     }
 }
 
@@ -441,6 +470,18 @@ static void uncertain_lines(void)
         hp_buf_str(&out, "%)\n");
     }
     hp_buf_chr(&out, '\n');
+    double lag = (double)atomic_load(&hp_ldv.lag_bus) / 1e6;
+    double lag_unsure = (double)atomic_load(&hp_ldv.lag_unsure_bus) / 1e6;
+    hp_buf_str(&out, "Uncertain LAG (objects first seen used after a period in which their "
+                     "page was left open before they were seen used: their first use may have "
+                     "come earlier, so part of their LAG may be USE or DRAG)\n");
+    hp_buf_str(&out, "  LAG byte-seconds ");
+    hp_buf_fixed(&out, lag, 3);
+    hp_buf_str(&out, ", uncertain ");
+    hp_buf_fixed(&out, lag_unsure, 3);
+    hp_buf_str(&out, " (");
+    hp_buf_fixed(&out, lag > 0 ? 100.0 * lag_unsure / lag : 0, 1);
+    hp_buf_str(&out, "%)\n\n");
 }
 
 /* The exit's warning when a tenth or more of the DRAG and VOID

@@ -17,7 +17,10 @@
 /* The LDV word (hp_rec.word in ldv mode; Note [The mode word] in
  * core/hp_shadow.h): the creation period is the
  * record's `birth`; the word holds whether the object was used, whether it
- * became untrackable (INHERENT_USE from then on), and its last-use period. */
+ * became untrackable (INHERENT_USE from then on), and its last-use period.
+ * Until its first use the period bits hold 0, or 1 + the first period in
+ * which the object's page was left open before it was seen used
+ * (hp_ldv_span_unwatched): from then on its LAG is uncertain. */
 #define HP_LDV_USED 0x80000000u
 #define HP_LDV_INHERENT 0x40000000u
 #define HP_LDV_PERIOD 0x3fffffffu
@@ -131,6 +134,8 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t map_gen;           /* +1 at each memory-map call of the program's
                                            (hp_ldv_vm_call): pages known readable
                                            before may not be (hp_ldv_known_readable) */
+    _Atomic uint64_t lag_bus, lag_unsure_bus;   /* LAG of objects seen used, and the part
+                                           of it after a period unwatched (byte-us) */
     _Atomic uint64_t bursts, burst_insns, burst_uses, burst_peeks;   /* bursts that went on, their
                                            instructions, the first uses they saw */
     _Atomic uint64_t stale_faults;      /* found an object used already this period */

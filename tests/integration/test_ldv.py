@@ -278,11 +278,15 @@ class Ldv(hptest.ProfileTest):
         # system call on a heap buffer: under precise nothing is uncertain;
         # under page (every page stays open after its first fault) most
         # VOID is (not on pages no read touched); adaptive lies between.
-        got, warned = {}, {}
+        got, warned, lags = {}, {}, {}
         for policy in ("precise", "adaptive", "page"):
             r, hp, prof = self.profile(["ldv_stress", "8"],
                                        heapprof="ldv,interval=0,ldv=" + policy)
             got[policy] = self.uncertain(prof)
+            m = re.search(r"^Uncertain LAG \(.*\n  LAG byte-seconds ([\d.]+), uncertain ([\d.]+) \(",
+                          prof, re.M)
+            self.assertIsNotNone(m, prof[-800:])
+            lags[policy] = (float(m.group(1)), float(m.group(2)))
             warned[policy] = [l for l in r.stderr.splitlines() if "are uncertain" in l]
             # The exit says so when a tenth or more is uncertain (the .hp
             # alone shows it as fact), with the share the .prof gives, why,
@@ -311,6 +315,15 @@ class Ldv(hptest.ProfileTest):
         share = {p: got[p]["VOID"][1] / got[p]["VOID"][0] for p in ("adaptive", "page")}
         self.assertGreater(share["adaptive"], 0)
         self.assertGreater(share["page"], share["adaptive"])
+        # LAG too: an object first seen used after a period in which its
+        # page was left open before it was seen used may have been used
+        # then (its LAG partly USE or DRAG). None under precise; some under
+        # page, whose pages stay open after one fault a period.
+        for policy, (total, unsure) in lags.items():
+            self.assertGreater(total, 0, policy)
+            self.assertLessEqual(unsure, total, policy)
+        self.assertEqual(lags["precise"][1], 0.0)
+        self.assertGreater(lags["page"][1], 0.0)
 
     def test_past_the_budget_groups_are_uncertain(self):
         # Past the budget (budget=0: from the start), a fault that finds no
