@@ -11,9 +11,11 @@
  * but are no uses.
  *
  * The burst stops (the CPU takes over from there) at an instruction the
- * emulator does not know, at heapprof's own code, at an access it may not make, when a number of instructions
- * have passed without touching a protected page (a loop that never does
- * would cost more emulated than a fault), or at a hard limit.
+ * emulator does not know, at heapprof's own code, at an access it may not
+ * make, when a number of instructions have passed without touching a
+ * protected page (a loop that never does would cost more emulated than a
+ * fault), or at a hard limit (instructions, or system calls on the
+ * descriptor: while a burst runs the thread holds off the collector).
  *
  * Memory. What may be touched:
  *   - a protected page of heapprof's: through the descriptor, under the
@@ -54,6 +56,9 @@
 #define WB_MAX 96          /* buffered writes */
 #define IDLE_MAX 48        /* instructions without a protected access */
 #define HARD_MAX 4096      /* instructions in one burst */
+#define PEEKS_MAX 256      /* system calls on the descriptor in one burst: while it
+                              runs, the thread holds off the collector's stop
+                              signal and other threads' collections (hp_ldv.handlers) */
 #define CACHED 2           /* protected pages copied whole this burst */
 
 typedef struct wb_ent { uintptr_t a; uint8_t n; uint8_t b[16]; } wb_ent;
@@ -380,7 +385,8 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     unsigned n = 0, idle = 0, done = 0;
     for (;;) {
         uintptr_t pc = (uintptr_t)g[REG_RIP];
-        int stop = idle >= IDLE_MAX || n >= HARD_MAX || ((uint64_t)g[REG_EFL] & 0x100) ||
+        int stop = idle >= IDLE_MAX || n >= HARD_MAX || b.peeks >= PEEKS_MAX ||
+                   ((uint64_t)g[REG_EFL] & 0x100) ||
                    (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) || !code_ok(&b, pc);
         b.collector = (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) || hp_tls.depth > 0;
         uint64_t undef;
