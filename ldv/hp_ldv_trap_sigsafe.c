@@ -286,11 +286,13 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
      * after a fault that found a new use (a walk under way: where bursts
      * pay), and none past it (the cheap regime). */
     if (!hp_ldv.repeat || (fresh && credit)) burst_fd = peek_fd;
-    if (peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
+    /* A burst starts at the faulting instruction itself (one copy of the
+     * page serves it and what follows); without one, or if the burst
+     * could not do it, the instruction alone. */
+    if (burst_fd >= 0) peeked = burst_on(uc, burst_fd, credit) ? 2 : 0;
+    if (!peeked && peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
         peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd);
         hp_ldv_peek_end();
-        if (peeked) peeked = 1 + burst_on(uc, burst_fd, credit);
-        else peeked = burst_on(uc, burst_fd, credit) ? 2 : 0;   /* (an instruction only the burst knows) */
     }
     if (peeked) {
         /* Done through /proc/self/mem: the page never opened. */
