@@ -1,11 +1,13 @@
-/* hp_ldv_burst_sigsafe: after a fault on a protected page has been dealt
- * with (its instruction emulated), go on emulating the program's next
- * instructions in the handler (hp_ldv_x86_sigsafe.c), so that one fault
- * sees the uses of several: a walk over a tree or a list touches object
- * after object on the same protected pages, each of which would otherwise
- * fault (about 4 us each on a VM) to find one use. An access to a
- * protected page is made through /proc/self/mem (hp_ldv_peek_sigsafe.c)
- * and is a use, as its fault would have been; the page stays protected.
+/* hp_ldv_burst_sigsafe: at a fault on a protected page, perform the
+ * faulting instruction and go on with the program's next ones in the
+ * handler (hp_ldv_x86_sigsafe.c), so that one fault sees the uses of
+ * several: a walk over a tree or a list touches object after object on the
+ * same protected pages, each of which would otherwise fault (about 4 us
+ * each on a VM) to find one use. An access to a protected page is made
+ * through /proc/self/mem (hp_ldv_peek_sigsafe.c) -- while the program runs
+ * one thread, on a copy of the page read once and written back once at
+ * the end -- and is a use, as its fault would have been; the page stays
+ * protected.
  * libgc's accesses (handing out an object from a free list on a protected
  * page: a read of its link, then a write clearing it) are emulated too,
  * but are no uses.
