@@ -71,7 +71,7 @@ int hp_ldv_init(char *err, unsigned long errlen)
     hp_ldv.active = 1;
     hp_ldv.precise = hp_rt.cfg.ldv_policy != HP_LDV_PAGE;
     hp_ldv.sud_wanted = hp_rt.cfg.ldv_syscalls;
-    hp_ldv.burst_max = hp_ldv.precise && hp_rt.cfg.ldv_burst && !shadow_stack() ? 1 : 0;
+    hp_ldv.use_bursts = hp_ldv.precise && hp_rt.cfg.ldv_burst && !shadow_stack();
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     hp_ldv.budget_ratio = hp_rt.cfg.ldv_budget;
     hp_ldv.budget_floor_ns = hp_rt.cfg.ldv_budget > 0 ? 500000000u : 0;

@@ -135,11 +135,6 @@ static int writable(burst *b, uintptr_t a)
     return 1;
 }
 
-static int readable(burst *b, uintptr_t a)
-{
-    (void)b;
-    return hp_ldv_known_readable(a, 0);
-}
 
 /* The index entry of a, looked for first beside the last one found (a
  * walk goes from object to object), then by binary search. */
@@ -278,7 +273,7 @@ static int rd(void *ctx, uintptr_t a, void *buf, int n)
         if (hp_ldv_prog_denies(a, 0) || protected_access(b, a, buf, n, 0) != 0) return -1;
         use(b, a, 0);
     } else {
-        if (!readable(b, a)) return -1;
+        if (!hp_ldv_known_readable(a, 0)) return -1;
         memcpy(buf, (const void *)a, (size_t)n);
     }
     /* Then what the buffer holds there: the newest store that covers the
@@ -314,7 +309,7 @@ static int wr(void *ctx, uintptr_t a, const void *buf, int n)
     if (!on_stack && !overlaps(a, n, b->own_lo, b->own_hi)) {
         if (hp_ldv_find_run(a)) use(b, a, 1);
         else if (!writable(b, a)) return -1;
-    } else if (!overlaps(a, n, b->own_lo, b->own_hi) && !readable(b, a)) {
+    } else if (!overlaps(a, n, b->own_lo, b->own_hi) && !hp_ldv_known_readable(a, 0)) {
         return -1;
     }
     wb_ent *w = &b->wb[b->nwb++];

@@ -72,8 +72,4 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
     }
     return 1;
 }
-
-uint64_t hp_ldv_flags_sub(uint64_t a, uint64_t b, int size) { return hp_x86_flags_sub(a, b, size); }
-
-uint64_t hp_ldv_flags_and(uint64_t a, uint64_t b, int size) { return hp_x86_flags_and(a, b, size); }
 /* ---- end of signal-handler code ---- */

@@ -130,7 +130,8 @@ typedef struct hp_ldv_state {
     /* Figures for .prof. */
     _Atomic uint64_t faults, uses, gc_faults, sys_uses, efault_retries, enomem;
     _Atomic uint64_t steps, emulated;   /* re-armed after a single step / an emulation */
-    unsigned burst_max;                 /* burst=: 0 none, else on (hp_ldv_burst_sigsafe.c) */
+    int use_bursts;                     /* burst=on, and a policy that re-arms at once
+                                           (hp_ldv_burst_sigsafe.c) */
     _Atomic uint64_t map_gen;           /* +1 at each memory-map call of the program's
                                            (hp_ldv_vm_call): pages known readable
                                            before may not be (hp_ldv_known_readable) */
@@ -323,10 +324,6 @@ int hp_ldv_peek_created_lately(void);
 /* n bytes at addr, through fd: 0, or -1. Handler-safe. */
 int hp_ldv_peek(int fd, uintptr_t addr, void *buf, size_t n);
 int hp_ldv_poke(int fd, uintptr_t addr, const void *buf, size_t n);
-/* The arithmetic flags (CF PF AF ZF SF OF) of a - b and of a & b at an
- * operand size of `size` bytes, as CMP and TEST set them (exposed for tests). */
-uint64_t hp_ldv_flags_sub(uint64_t a, uint64_t b, int size);
-uint64_t hp_ldv_flags_and(uint64_t a, uint64_t b, int size);
 /* A protect pass is applying protection right now. */
 int hp_ldv_protecting(void);
 /* A system call on [p, p+n) is in flight on this thread: the protect pass

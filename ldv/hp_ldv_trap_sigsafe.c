@@ -165,7 +165,7 @@ int hp_ldv_code_readable(uintptr_t pc)
  * the one after it: 1 when it did at least one instruction. */
 static int burst_on(ucontext_t *uc, int fd, int credit)
 {
-    if (!hp_ldv.burst_max || fd < 0) return 0;
+    if (!hp_ldv.use_bursts || fd < 0) return 0;
     uint64_t uses = 0;
     int n = hp_ldv_burst(uc, fd, credit, &uses);
     if (n <= 0) return 0;

@@ -134,8 +134,16 @@ typedef struct insn {
     int rex, size;        /* REX byte; operand size of the non-byte forms */
     int mod, reg, rm;     /* ModRM: reg with REX.R, rm with REX.B */
     int rip_rel;          /* the memory operand is RIP-relative */
-    uintptr_t ea;         /* its address (RIP-relative: add the end) */
+    uintptr_t ea;         /* its address (RIP-relative: less the end; see ea_of) */
 } insn;
+
+/* The memory operand's address. Every form takes its immediates before
+ * its memory access, so `p` is then the instruction's end, which a
+ * RIP-relative address counts from. */
+static uintptr_t ea_of(const insn *in)
+{
+    return in->ea + (in->rip_rel ? (uintptr_t)in->p : 0);
+}
 
 static int32_t s32(const uint8_t *p)
 {
@@ -144,9 +152,7 @@ static int32_t s32(const uint8_t *p)
     return v;
 }
 
-/* ModRM and, for a memory operand, SIB and displacement: 0, or -1 for
- * what is declined (none here but 16-bit addressing, which the caller
- * never asks for). */
+/* ModRM and, for a memory operand, SIB and displacement. */
 static void modrm(const greg_t *g, insn *in)
 {
     uint8_t b = *in->p++;
@@ -228,7 +234,7 @@ static int get_rm(const greg_t *g, const hp_x86_mem *m, const insn *in, int size
         *out = get_reg(g, in->rm, size, in->rex);
         return 0;
     }
-    return rd(m, in->ea, size, out);
+    return rd(m, ea_of(in), size, out);
 }
 
 /* Write the r/m operand: memory now (the last side effect), a register
@@ -236,7 +242,7 @@ static int get_rm(const greg_t *g, const hp_x86_mem *m, const insn *in, int size
  * is set by set_rm_reg after. */
 static int put_rm_mem(const hp_x86_mem *m, const insn *in, uint64_t v, int size)
 {
-    return in->mod == 3 ? 0 : wr(m, in->ea, v, size);
+    return in->mod == 3 ? 0 : wr(m, ea_of(in), v, size);
 }
 
 static void set_rm_reg(greg_t *g, const insn *in, uint64_t v, int size)
@@ -290,14 +296,14 @@ static int sse_move(greg_t *g, const hp_x86_mem *m, insn *in, int osz16, int rep
     in->p++;
     modrm(g, in);
     if (in->mod == 3) return 0;
-    if (in->rip_rel) in->ea += (uintptr_t)in->p;
-    if (aligned && (in->ea & 15)) return 0;   /* (#GP on the CPU) */
+    uintptr_t ea = ea_of(in);
+    if (aligned && (ea & 15)) return 0;   /* (#GP on the CPU) */
     uint8_t *x = m->xmm[in->reg];
     if (store) {
-        if (in->ea + 16 < in->ea || m->write(m->ctx, in->ea, x, 16) != 0) return 0;
+        if (ea + 16 < ea || m->write(m->ctx, ea, x, 16) != 0) return 0;
     } else {
         uint8_t b[16];
-        if (in->ea + 16 < in->ea || m->read(m->ctx, in->ea, b, 16) != 0) return 0;
+        if (ea + 16 < ea || m->read(m->ctx, ea, b, 16) != 0) return 0;
         memcpy(x, b, 16);
     }
     g[REG_RIP] = (greg_t)(uintptr_t)in->p;
@@ -353,7 +359,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         }
         if (op >= 0x40 && op <= 0x4f) {   /* CMOVcc r, r/m (reads memory either way) */
             modrm(g, &in);
-            if (in.rip_rel) in.ea += (uintptr_t)in.p;
             if (get_rm(g, m, &in, size, &a) != 0) return 0;
             if (cond(op & 15, (uint64_t)g[REG_EFL])) set_reg(g, in.reg, a, size, in.rex);
             else if (size == 4) set_reg(g, in.reg, get_reg(g, in.reg, 4, in.rex), 4, in.rex);
@@ -362,7 +367,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         }
         if (op >= 0x90 && op <= 0x9f) {   /* SETcc r/m8 */
             modrm(g, &in);
-            if (in.rip_rel) in.ea += (uintptr_t)in.p;
             uint64_t v = (uint64_t)cond(op & 15, (uint64_t)g[REG_EFL]);
             if (put_rm_mem(m, &in, v, 1) != 0) return 0;
             set_rm_reg(g, &in, v, 1);
@@ -371,7 +375,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         }
         if (op == 0xaf) {   /* IMUL r, r/m */
             modrm(g, &in);
-            if (in.rip_rel) in.ea += (uintptr_t)in.p;
             if (get_rm(g, m, &in, size, &b) != 0) return 0;
             a = get_reg(g, in.reg, size, in.rex);
             goto imul;
@@ -379,7 +382,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         if (op == 0xb6 || op == 0xb7 || op == 0xbe || op == 0xbf) {   /* MOVZX, MOVSX */
             int ms = (op & 1) ? 2 : 1;
             modrm(g, &in);
-            if (in.rip_rel) in.ea += (uintptr_t)in.p;
             if (get_rm(g, m, &in, ms, &a) != 0) return 0;
             set_reg(g, in.reg, op >= 0xbe ? sext(a, ms) : a, size, in.rex);
             g[REG_RIP] = (greg_t)(uintptr_t)in.p;
@@ -401,7 +403,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
             if (opn != 7) set_reg(g, 0, res, bsize, in.rex);
         } else {
             modrm(g, &in);
-            if (in.rip_rel) in.ea += (uintptr_t)in.p;
             uint64_t rmv;
             if (get_rm(g, m, &in, bsize, &rmv) != 0) return 0;
             uint64_t rv = get_reg(g, in.reg, bsize, in.rex);
@@ -441,7 +442,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
     if (op == 0x63) {   /* MOVSXD r64, r/m32 */
         if (!(in.rex & 8)) return 0;
         modrm(g, &in);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (get_rm(g, m, &in, 4, &a) != 0) return 0;
         set_reg(g, in.reg, sext(a, 4), 8, in.rex);
         g[REG_RIP] = (greg_t)(uintptr_t)in.p;
@@ -451,7 +451,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         modrm(g, &in);
         int n = op == 0x6b ? 1 : size == 2 ? 2 : 4;
         b = imm(&in, n);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (get_rm(g, m, &in, size, &a) != 0) return 0;
         goto imul;
     }
@@ -466,7 +465,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         modrm(g, &in);
         int opn = in.reg & 7;
         b = imm(&in, op == 0x81 ? (size == 2 ? 2 : 4) : 1);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (get_rm(g, m, &in, bsize, &a) != 0) return 0;
         if (alu(opn, a, b, bsize, &res, &fl) != 0) return 0;
         if (opn != 7) {
@@ -481,7 +479,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
     if (op == 0x84 || op == 0x85) {   /* TEST r/m, r */
         int bsize = op == 0x84 ? 1 : size;
         modrm(g, &in);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (get_rm(g, m, &in, bsize, &a) != 0) return 0;
         set_flags(g, szp(a & get_reg(g, in.reg, bsize, in.rex), bsize), ARITH);
         *undef = AF;
@@ -491,7 +488,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
     if (op >= 0x88 && op <= 0x8b) {   /* MOV */
         int bsize = (op & 1) ? size : 1;
         modrm(g, &in);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (op <= 0x89) {   /* r/m <- r */
             uint64_t v = get_reg(g, in.reg, bsize, in.rex);
             if (put_rm_mem(m, &in, v, bsize) != 0) return 0;
@@ -506,8 +502,7 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
     if (op == 0x8d) {   /* LEA */
         modrm(g, &in);
         if (in.mod == 3) return 0;
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
-        set_reg(g, in.reg, in.ea, size, in.rex);
+        set_reg(g, in.reg, ea_of(&in), size, in.rex);
         g[REG_RIP] = (greg_t)(uintptr_t)in.p;
         return 1;
     }
@@ -551,7 +546,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         if (kind != 4 && kind != 5 && kind != 7) return 0;
         unsigned c = op <= 0xc1 ? (unsigned)*in.p++ : op <= 0xd1 ? 1u : (unsigned)g[REG_RCX] & 0xff;
         c &= size == 8 ? 63u : 31u;
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         unsigned bits = (unsigned)bsize * 8;
         if (c == 0 || c >= bits) return 0;   /* (no change, or CF undefined) */
         if (get_rm(g, m, &in, bsize, &a) != 0) return 0;
@@ -591,7 +585,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         modrm(g, &in);
         if ((in.reg & 7) != 0) return 0;
         uint64_t v = imm(&in, bsize == 1 ? 1 : bsize == 2 ? 2 : 4);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (put_rm_mem(m, &in, v, bsize) != 0) return 0;
         set_rm_reg(g, &in, v, bsize);
         g[REG_RIP] = (greg_t)(uintptr_t)in.p;
@@ -621,7 +614,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
         int kind = in.reg & 7;
         if (kind == 0 || kind == 1) b = imm(&in, bsize == 1 ? 1 : bsize == 2 ? 2 : 4);
         else if (kind != 2 && kind != 3) return 0;   /* MUL, IMUL, DIV, IDIV */
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         if (get_rm(g, m, &in, bsize, &a) != 0) return 0;
         if (kind <= 1) {
             set_flags(g, szp(a & b, bsize), ARITH);
@@ -638,7 +630,6 @@ int hp_x86_step(greg_t *g, const hp_x86_mem *m, uint64_t *undef)
     if (op == 0xfe || op == 0xff) {   /* group 4/5: INC, DEC, CALL/JMP indirect */
         int bsize = op == 0xfe ? 1 : size;
         modrm(g, &in);
-        if (in.rip_rel) in.ea += (uintptr_t)in.p;
         int kind = in.reg & 7;
         if (kind == 0 || kind == 1) {
             if (get_rm(g, m, &in, bsize, &a) != 0) return 0;

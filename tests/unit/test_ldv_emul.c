@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ldv/hp_ldv_internal.h"
+#include "ldv/hp_ldv_x86.h"
 
 #define ARITH 0x8d5ull   /* CF PF AF ZF SF OF */
 #define AF 0x10ull
@@ -70,10 +71,10 @@ Test(ldv_emul, flags_match_the_cpu)
             uint64_t a = i < ne ? edges[i] : next();
             for (int j = 0; j < (i < ne ? ne : 1); j++) {
                 uint64_t b = i < ne ? edges[j] : (i % 3 ? next() : a);
-                cr_assert_eq(hp_ldv_flags_sub(a, b, size), cpu_cmp(a, b, size),
+                cr_assert_eq(hp_x86_flags_sub(a, b, size), cpu_cmp(a, b, size),
                              "cmp size %d %#llx - %#llx", size, (unsigned long long)a,
                              (unsigned long long)b);
-                cr_assert_eq(hp_ldv_flags_and(a, b, size) & ~AF, cpu_test(a, b, size),
+                cr_assert_eq(hp_x86_flags_and(a, b, size) & ~AF, cpu_test(a, b, size),
                              "test size %d %#llx & %#llx", size, (unsigned long long)a,
                              (unsigned long long)b);
             }
