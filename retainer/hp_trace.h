@@ -66,6 +66,10 @@ int hp_trace_begin(hp_trace_visit_fn visit);
  * indexes, *n of them (found in its pass over the records, so that a
  * client need not make another). */
 const uint32_t *hp_trace_uncollectables(size_t *n);
+/* Traversals begun so far, and how many of them found pages by page
+ * number (hp_trace_index.h, Note [The page map]) rather than hashed. */
+uint64_t hp_trace_begun(void);
+uint64_t hp_trace_begun_mapped(void);
 /* A second walk in the same collection, after hp_trace_end: the same
  * index and parity, so the first walk's labels stay valid and `visit`
  * sees them (the named-roots profile labels what no named root reaches

@@ -25,11 +25,28 @@ hp_tentry *hp_trace_insert(uintptr_t base)
 
 hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
 {
-    uint64_t mask = hp_trace_ix_.page_cap - 1;
     hp_page *p;
-    for (uint64_t j = hp_trace_page_slot(page) & mask;; j = (j + 1) & mask) {
-        p = &hp_trace_ix_.pages[j];
-        if (p->page == page || !p->page) break;
+    if (hp_trace_ix_.pmap_n) {
+        /* (the caller keeps to the map's pages: hp_trace_begin) */
+        uint32_t *m = &hp_trace_ix_.pmap[page - hp_trace_ix_.pmap_lo];
+        if (*m) {
+            p = &hp_trace_ix_.pages[*m - 1];
+        } else {
+            uint64_t n = hp_trace_ix_.pages_used + 1;
+            if (n * sizeof(hp_page) > hp_trace_ix_.page_vec.committed &&
+                hp_vec_ensure(&hp_trace_ix_.page_vec, n * sizeof(hp_page)) != 0)
+                return NULL;
+            hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
+            p = &hp_trace_ix_.pages[n - 1];
+            p->page = 0;
+            *m = (uint32_t)n;
+        }
+    } else {
+        uint64_t mask = hp_trace_ix_.page_cap - 1;
+        for (uint64_t j = hp_trace_page_slot(page) & mask;; j = (j + 1) & mask) {
+            p = &hp_trace_ix_.pages[j];
+            if (p->page == page || !p->page) break;
+        }
     }
     if (p->page == page && p->size == size) return p;
     if (!p->page) hp_trace_ix_.pages_used++;

@@ -12,6 +12,7 @@ int hp_trace_init(void)
 {
     if (hp_vec_reserve(&hp_trace_ix_.page_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.uncoll_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_trace_ix_.pmap_vec, (size_t)1 << 35) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.slot_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.index_vec[0], (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.index_vec[1], (size_t)1 << 36) != 0 ||
@@ -27,6 +28,7 @@ int hp_trace_init(void)
                      &hp_trace_ix_.scc_scanq_vec, &hp_trace_ix_.scc_rix_vec,
                      &hp_trace_ix_.scc_dmap_vec, &hp_trace_ix_.scc_dnode_vec,
                      &hp_trace_ix_.scc_head_vec, &hp_trace_ix_.scc_shared_vec,
+                     &hp_trace_ix_.scc_shared2_vec,
                      &hp_trace_ix_.scc_rcount_vec, &hp_trace_ix_.scc_redge_vec,
                      &hp_trace_ix_.scc_pair_vec, &hp_trace_ix_.scc_pair2_vec,
                      &hp_trace_ix_.scc_edge2_vec,
@@ -39,6 +41,7 @@ int hp_trace_init(void)
      * up to half of each as slack. */
     for (size_t i = 0; i < sizeof scc / sizeof scc[0]; i++) scc[i]->grow_pct = 25;
     hp_trace_ix_.page_vec.grow_pct = hp_trace_ix_.slot_vec.grow_pct = 25;
+    hp_trace_ix_.pmap_vec.grow_pct = 25;
     /* The component walk's second thread (without it, the walk is alone). */
     (void)hp_helper_init();
     /* RTLD_DEFAULT first: a program that names these variables (gc_mark.h's

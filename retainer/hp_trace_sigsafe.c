@@ -49,7 +49,13 @@ typedef struct { uint32_t idx; uint32_t pad; uint64_t payload; } hp_treach;
 static hp_treach reachq[HP_REACHQ];
 static unsigned reachq_head, reachq_n;
 
+static uint64_t begun, begun_mapped;
+
 uint32_t hp_trace_parity(void) { return parity; }
+
+uint64_t hp_trace_begun(void) { return begun; }
+
+uint64_t hp_trace_begun_mapped(void) { return begun_mapped; }
 
 const uint32_t *hp_trace_uncollectables(size_t *n)
 {
@@ -110,20 +116,41 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         pending = (uint64_t *)hp_trace_ix_.pending_vec.base;
         memset(pending, 0, nrecs * sizeof(uint64_t));
     }
-    /* Pages: at most one per record; sized for the pages seen last time. */
-    uint64_t want = 1024;
-    while (want < 2 * (hp_trace_ix_.pages_used + 64) && want < 2 * (uint64_t)nrecs + 1024) want *= 2;
-    if (want < 2 * (hp_trace_ix_.pages_used + 64)) want = 2 * (hp_trace_ix_.pages_used + 64);
-    uint64_t p2 = 1024;
-    while (p2 < want) p2 *= 2;
-    if (hp_vec_ensure(&hp_trace_ix_.page_vec, p2 * sizeof(hp_page)) != 0) {
-        failed = 1;
-        return -1;
+    /* Pages by page number (Note [The page map]) when the heap's span is
+     * at most 64 times the pages indexed last time (and a little). */
+    uintptr_t span_lo = hp_trace_ix_.least >> 12;
+    uint64_t span = hp_trace_ix_.least_p && hp_trace_ix_.greatest_p &&
+                            hp_trace_ix_.greatest > hp_trace_ix_.least
+                        ? ((hp_trace_ix_.greatest + 4095) >> 12) - span_lo
+                        : UINT64_MAX;
+    hp_trace_ix_.pmap_n = 0;
+    if (span <= HP_TRACE_PMAP_MAX && span <= 64 * (hp_trace_ix_.pages_used + 1024) &&
+        hp_vec_ensure(&hp_trace_ix_.pmap_vec, span * sizeof(uint32_t)) == 0) {
+        hp_trace_ix_.pmap = (uint32_t *)hp_trace_ix_.pmap_vec.base;
+        memset(hp_trace_ix_.pmap, 0, span * sizeof(uint32_t));
+        hp_trace_ix_.pmap_lo = span_lo;
+        hp_trace_ix_.pmap_n = span;
+        begun_mapped++;
     }
-    hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
+    begun++;
+    /* Else hashed: at most one page per record; sized for the pages seen
+     * last time. */
+    if (!hp_trace_ix_.pmap_n) {
+        uint64_t want = 1024;
+        while (want < 2 * (hp_trace_ix_.pages_used + 64) && want < 2 * (uint64_t)nrecs + 1024)
+            want *= 2;
+        if (want < 2 * (hp_trace_ix_.pages_used + 64)) want = 2 * (hp_trace_ix_.pages_used + 64);
+        uint64_t p2 = 1024;
+        while (p2 < want) p2 *= 2;
+        if (hp_vec_ensure(&hp_trace_ix_.page_vec, p2 * sizeof(hp_page)) != 0) {
+            failed = 1;
+            return -1;
+        }
+        hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
+        hp_trace_ix_.page_cap = p2;
+        memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
+    }
     hp_trace_last_page = NULL;
-    hp_trace_ix_.page_cap = p2;
-    memset(hp_trace_ix_.pages, 0, p2 * sizeof(hp_page));
     hp_trace_ix_.pages_used = 0;
     hp_trace_ix_.slots_used = 0;
     memset(hp_trace_outside, 0, sizeof hp_trace_outside);
@@ -145,6 +172,9 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     hp_trace_ix_.nuncoll = 0;
     for (size_t i = 0; i < nrecs; i++) {
         if (frees && hp_shadow_freed_at(&recs[i], i)) continue;
+        /* (never reached: a word outside the span is no pointer to the
+         * heap) */
+        if (hp_trace_ix_.pmap_n && (recs[i].base >> 12) - span_lo >= hp_trace_ix_.pmap_n) continue;
         if (hp_rec_uncollectable(&recs[i])) {
             size_t k = hp_trace_ix_.nuncoll;
             if ((k + 1) * sizeof(uint32_t) > hp_trace_ix_.uncoll_vec.committed &&
@@ -155,7 +185,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
             hp_trace_ix_.uncoll = (uint32_t *)hp_trace_ix_.uncoll_vec.base;
             hp_trace_ix_.uncoll[hp_trace_ix_.nuncoll++] = (uint32_t)i;
         }
-        if ((hp_trace_ix_.pages_used + 1) * 2 > hp_trace_ix_.page_cap) {
+        if (!hp_trace_ix_.pmap_n && (hp_trace_ix_.pages_used + 1) * 2 > hp_trace_ix_.page_cap) {
             /* Grow the page table: rehash into a bigger one. */
             uint64_t oldcap = hp_trace_ix_.page_cap;
             hp_page *old = hp_trace_ix_.pages;

@@ -142,12 +142,18 @@ class Retainer(hptest.ProfileTest):
         # The component walk's first step shared by a helper thread
         # (retainer/hp_trace_scc_sigsafe.c, Note [Two walkers]: on every
         # census with helper=yes) gives the same sets as without.
+        # The traversal's page index by page number (these heaps) and
+        # hashed (a heap spread wide by a 2 GB object freed first, never
+        # written, so never in memory:
+        # hp_trace_index.h, Note [The page map]) give the same sets.
         two_cpus = len(os.sched_getaffinity(0)) >= 2
         for seed in ("1", "7", "12345"):
             runs = {}
-            for walk in ("depth", "components", "components,helper=no"):
-                r, hp, prof = self.profile(["graphs", seed],
-                                           heapprof="retainer,interval=0,length=400,walk=" + walk +
+            for walk in ("depth", "components", "components,helper=no", "wide"):
+                args = ["graphs", seed] + (["300000", "2048"] if walk == "wide" else [])
+                r, hp, prof = self.profile(args,
+                                           heapprof="retainer,interval=0,length=400,walk=" +
+                                           ("components" if walk == "wide" else walk) +
                                            (",helper=yes" if walk == "components" else ""))
                 self.assertIn("PHASES 4 3", r.stdout)
                 runs[walk] = ([self.bands_without_gc_strays(s) for _, s in hp.samples], prof)
@@ -156,6 +162,18 @@ class Retainer(hptest.ProfileTest):
                 self.assertEqual(len(depth), 17)   # (15 censuses and the bookends)
                 self.assertEqual(comps, depth)
                 self.assertEqual(runs["components,helper=no"][0], depth)
+                self.assertEqual(runs["wide"][0], depth)
+                # (every census but perhaps the last, whose few pages the
+                # 256 MB heap the program grows first spreads over)
+                pattern = r"pages found by page number: (\d+) of 15 traversals"
+                m = re.search(pattern, runs["components"][1])
+                self.assertIsNotNone(m, runs["components"][1])
+                self.assertGreaterEqual(int(m.group(1)), 14)
+                m = re.search(pattern, runs["wide"][1])
+                self.assertIsNotNone(m, runs["wide"][1])
+                # (but the collection the big allocation itself starts,
+                # before the heap grows for it)
+                self.assertLessEqual(int(m.group(1)), 1)
                 self.assertIn("with a helper thread (the walk's first step shared by two "
                               "threads, helper=yes): %d of them" % (15 if two_cpus else 0),
                               runs["components"][1])
