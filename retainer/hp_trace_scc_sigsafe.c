@@ -1256,6 +1256,9 @@ static void label_range(void *arg)
     label_job *j = arg;
     uint32_t parity = hp_trace_parity();
     uint64_t members = 0;
+    /* (neighbours mostly share a set: a tree's nodes their head's) */
+    uint32_t last_set = UINT32_MAX;
+    uint64_t last_size = 0;
     for (uint32_t d = j->from; d < j->to; d++) {
         /* Nodes in discovery order: their records are written out of
          * order; ask for them ahead. */
@@ -1265,7 +1268,11 @@ static void label_range(void *arg)
         uint32_t n = dnode[d];
         uint32_t s = rix[h] == HP_SCC_LEAF_WORD ? lset[h] : comp_set[HP_SCC_CTOP - rix[h]];
         uint32_t label = s & HP_TRACE_LABEL_MASK;
-        members += ops.set_size(s);
+        if (s != last_set) {
+            last_set = s;
+            last_size = ops.set_size(s);
+        }
+        members += last_size;
         if (n < nrecs) {
             recs[n].word = parity | HP_TRACE_SET_BIT | label;
         } else {
