@@ -8,6 +8,8 @@ h() keeps 40 objects of 40 bytes, k() 20; census; h's objects are GC_free'd;
 census; m() allocates 41 objects of 40 bytes (40 of them in h's freed
 slots); census; exit.
 """
+import re
+
 import hptest
 from hptest import granted, out_table, prof_field, prof_rows
 
@@ -58,6 +60,16 @@ class Free(hptest.ProfileTest):
         })
         # The program's census, then the one at exit.
         self.assertEqual([s for _, s in hp.nonempty()], [{"small/main": 200 * SZ}] * 2)
+        # The retainer traversal's index: the freed big object's record
+        # (still in the table until the sweep) comes first, the small ones
+        # on its page after it; the free is applied once every record is
+        # indexed (retainer/hp_trace_sigsafe.c): the small objects, not
+        # the freed one, are found there, held by small_keep.
+        r, hp, prof = self.profile("reblock", heapprof="retainer,interval=0")
+        self.assertEqual(out_table(r.stdout)["same_page"], (1,))
+        bands = [{re.sub(r"^\(\d+\)", "", k): v for k, v in s.items()} for _, s in hp.nonempty()]
+        self.assertEqual(bands, [{"small_keep": 200 * SZ}] * 2)
+        self.assertNotIn("not reached", prof.split("RETAINER CENSUSES")[1])
 
 
 if __name__ == "__main__":
