@@ -748,7 +748,9 @@ void hp_retainer_write_prof(int fd)
     hp_buf_str(&out, " of ");
     hp_buf_u64(&out, hp_trace_begun());
     hp_buf_str(&out, " traversals (the others hashed: the collector's heap spread over more than "
-                     "64 times the pages it indexed)\n");
+                     "64 times the pages it indexed); built by two threads: ");
+    hp_buf_u64(&out, hp_trace_begun_two());
+    hp_buf_str(&out, "\n");
     if (hp_rt.cfg.dominators) {
         if (dom_text.len) {
             hp_buf_str(&out, "\nRETAINED SIZES (dominators=yes: the dominator tree of the "

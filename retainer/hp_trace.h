@@ -70,6 +70,9 @@ const uint32_t *hp_trace_uncollectables(size_t *n);
  * number (hp_trace_index.h, Note [The page map]) rather than hashed. */
 uint64_t hp_trace_begun(void);
 uint64_t hp_trace_begun_mapped(void);
+/* ... and how many of those were built by two threads (Note [Two
+ * builders], hp_trace_sigsafe.c). */
+uint64_t hp_trace_begun_two(void);
 /* A second walk in the same collection, after hp_trace_end: the same
  * index and parity, so the first walk's labels stay valid and `visit`
  * sees them (the named-roots profile labels what no named root reaches

@@ -47,7 +47,7 @@ struct hp_tentry {
 };
 
 typedef struct hp_trace_index {
-    hp_vec page_vec, slot_vec, uncoll_vec, pmap_vec;
+    hp_vec page_vec, slot_vec, uncoll_vec, uncoll2_vec, pmap_vec;
     uint32_t *uncoll;                /* hp_trace_uncollectables */
     size_t nuncoll;
     hp_page *pages;
@@ -58,6 +58,7 @@ typedef struct hp_trace_index {
     uint32_t *pmap;
     uintptr_t pmap_lo;
     uint64_t pmap_n;                 /* 0: the hash table (pages) instead */
+    int build_shared;                /* two threads build it (hp_trace_page_for) */
     hp_slot *slots;
     uint64_t slots_used, slots_cap;  /* in words (4 bytes) */
     unsigned slot_shift;             /* a slot is 1 << slot_shift words */

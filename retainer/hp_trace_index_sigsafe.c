@@ -23,49 +23,84 @@ hp_tentry *hp_trace_insert(uintptr_t base)
     }
 }
 
+/* While two threads build the index (hp_trace_ix_.build_shared: each the
+ * pages of one parity, hp_trace_begin), what they share -- the count of
+ * page entries, the slots handed out, the vectors' growth -- is taken
+ * under this spin lock; a page's map word, entry and slots are written by
+ * the thread that owns the page alone. */
+static int build_lock;
+
+static inline void build_enter(void)
+{
+    if (!hp_trace_ix_.build_shared) return;
+    while (__atomic_exchange_n(&build_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&build_lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+}
+
+static inline void build_leave(void)
+{
+    if (hp_trace_ix_.build_shared) __atomic_store_n(&build_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* `words` slots handed out: the first's index, or UINT64_MAX when out of
+ * memory. */
+static uint64_t take_slots(uint64_t words)
+{
+    if (hp_trace_ix_.slots_used + words > hp_trace_ix_.slots_cap) {
+        uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
+        while (want < hp_trace_ix_.slots_used + words) want *= 2;
+        if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(hp_slot)) != 0) return UINT64_MAX;
+        hp_trace_ix_.slots = (hp_slot *)hp_trace_ix_.slot_vec.base;
+        hp_trace_ix_.slots_cap = want;
+    }
+    uint64_t off = hp_trace_ix_.slots_used;
+    hp_trace_ix_.slots_used += words;
+    return off;
+}
+
 hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
 {
     hp_page *p;
+    uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
+    uint64_t words = (uint64_t)n << hp_trace_ix_.slot_shift;
+    uint64_t off;
     if (hp_trace_ix_.pmap_n) {
         /* (the caller keeps to the map's pages: hp_trace_begin) */
         uint32_t *m = &hp_trace_ix_.pmap[page - hp_trace_ix_.pmap_lo];
-        if (*m) {
-            p = &hp_trace_ix_.pages[*m - 1];
-        } else {
-            uint64_t n = hp_trace_ix_.pages_used + 1;
-            if (n * sizeof(hp_page) > hp_trace_ix_.page_vec.committed &&
-                hp_vec_ensure(&hp_trace_ix_.page_vec, n * sizeof(hp_page)) != 0)
+        p = *m ? &hp_trace_ix_.pages[*m - 1] : NULL;
+        if (p && p->size == size) return p;
+        build_enter();
+        if (!p) {
+            uint64_t e = hp_trace_ix_.pages_used + 1;
+            if (e * sizeof(hp_page) > hp_trace_ix_.page_vec.committed &&
+                hp_vec_ensure(&hp_trace_ix_.page_vec, e * sizeof(hp_page)) != 0) {
+                build_leave();
                 return NULL;
+            }
             hp_trace_ix_.pages = (hp_page *)hp_trace_ix_.page_vec.base;
-            p = &hp_trace_ix_.pages[n - 1];
-            p->page = 0;
-            *m = (uint32_t)n;
+            hp_trace_ix_.pages_used = e;
+            p = &hp_trace_ix_.pages[e - 1];
+            *m = (uint32_t)e;
         }
+        off = take_slots(words);
+        build_leave();
     } else {
         uint64_t mask = hp_trace_ix_.page_cap - 1;
         for (uint64_t j = hp_trace_page_slot(page) & mask;; j = (j + 1) & mask) {
             p = &hp_trace_ix_.pages[j];
             if (p->page == page || !p->page) break;
         }
+        if (p->page == page && p->size == size) return p;
+        if (!p->page) hp_trace_ix_.pages_used++;
+        off = take_slots(words);
     }
-    if (p->page == page && p->size == size) return p;
-    if (!p->page) hp_trace_ix_.pages_used++;
-    uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
-    uint64_t words = (uint64_t)n << hp_trace_ix_.slot_shift;
-    if (hp_trace_ix_.slots_used + words > hp_trace_ix_.slots_cap) {
-        uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
-        while (want < hp_trace_ix_.slots_used + words) want *= 2;
-        if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(hp_slot)) != 0) return NULL;
-        hp_trace_ix_.slots = (hp_slot *)hp_trace_ix_.slot_vec.base;
-        hp_trace_ix_.slots_cap = want;
-    }
+    if (off == UINT64_MAX) return NULL;
     p->page = page;
     p->size = size;
     p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
-    p->slot_off = (uint32_t)hp_trace_ix_.slots_used;
+    p->slot_off = (uint32_t)off;
     p->nslots = n;
-    memset(&hp_trace_ix_.slots[hp_trace_ix_.slots_used], 0xff, words * sizeof(hp_slot));
-    hp_trace_ix_.slots_used += words;
+    memset(&hp_trace_ix_.slots[off], 0xff, words * sizeof(hp_slot));
     return p;
 }
 

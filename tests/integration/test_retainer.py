@@ -174,6 +174,12 @@ class Retainer(hptest.ProfileTest):
                 # (but the collection the big allocation itself starts,
                 # before the heap grows for it)
                 self.assertLessEqual(int(m.group(1)), 1)
+                # The index of the big censuses built by two threads (Note
+                # [Two builders]), with the helper; never without.
+                built = r"built by two threads: (\d+)"
+                self.assertEqual(int(re.search(built, runs["components,helper=no"][1]).group(1)), 0)
+                self.assertGreaterEqual(int(re.search(built, runs["components"][1]).group(1)),
+                                        12 if two_cpus else 0)
                 self.assertIn("with a helper thread (the walk's first step shared by two "
                               "threads, helper=yes): %d of them" % (15 if two_cpus else 0),
                               runs["components"][1])
