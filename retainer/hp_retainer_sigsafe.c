@@ -116,6 +116,8 @@ static int rest_visit(uint32_t *label, int valid, const hp_rec *rec, uint64_t in
 
 static int scc_is_retainer(const hp_rec *r) { return is_designated(r) || is_uncollectable(r); }
 
+static int scc_by_record(void) { return hp_ret_has_retainers(); }
+
 static uint32_t scc_retainer_set(const hp_rec *r) { return hp_ret_set_single(retainer_ident(r)); }
 
 /* A retainer's identity is its stack, and whether it is uncollectable. */
@@ -136,6 +138,7 @@ static const hp_trace_scc_ops scc_ops = {
     .is_retainer = scc_is_retainer,
     .retainer_set = scc_retainer_set,
     .retainer_key = scc_retainer_key,
+    .retainers_by_record = scc_by_record,
     .empty_set = hp_ret_set_empty,
     .set_union = hp_ret_set_union,
     .set_size = scc_set_size,
@@ -144,6 +147,7 @@ static const hp_trace_scc_ops scc_dom_ops = {
     .is_retainer = scc_is_retainer,
     .retainer_set = scc_retainer_set,
     .retainer_key = scc_retainer_key,
+    .retainers_by_record = scc_by_record,
     .empty_set = hp_ret_set_empty,
     .set_union = hp_ret_set_union,
     .set_size = scc_set_size,

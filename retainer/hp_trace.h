@@ -119,6 +119,11 @@ typedef struct hp_trace_scc_ops {
      * same set, for the whole run (the walk keeps key -> set in a cache of
      * its own, so that most retainers need not take the walk's lock). */
     uint64_t (*retainer_key)(const hp_rec *r);
+    /* Whether a record that is not uncollectable may be a retainer (by
+     * its stack: retainers=); when not, the walk reads only the records
+     * of uncollectable objects (hp_trace_scc_sigsafe.c, Note [What a node
+     * is]). NULL: always. */
+    int (*retainers_by_record)(void);
     uint32_t (*empty_set)(void);
     uint32_t (*set_union)(uint32_t a, uint32_t b);
     uint32_t (*set_size)(uint32_t s);

@@ -22,8 +22,13 @@ typedef struct hp_page {
     uint32_t size;        /* object size on this page (granted bytes) */
     uint32_t inv;         /* 2^32 / size, rounded up: slot = off * inv >> 32 */
     uint32_t slot_off;    /* first slot in slot_vec (a word's index) */
-    uint32_t nslots;
+    uint16_t nslots;      /* (at most 4096 / 16) */
+    uint8_t kind;         /* the collector's kind of its objects (a block has one) */
+    uint8_t flags;        /* HP_PAGE_UNCOLL */
 } hp_page;
+/* hp_page.flags: a record indexed on the page was allocated uncollectable
+ * (the walk then asks its record whether it is a retainer). */
+#define HP_PAGE_UNCOLL 1
 #define HP_NO_RECORD UINT32_MAX
 
 /* A slot: the record of the object at that position (HP_NO_RECORD: none)
@@ -243,9 +248,9 @@ hp_tentry *hp_trace_insert(uintptr_t base);
 /* Size the untracked index for `n` entries (rehashing what is there): 0,
  * or -1 when out of memory. */
 int hp_trace_index_reserve(uint64_t n);
-/* The page entry for `page` holding objects of `size`, made (or remade
- * when the block was reused for another size) as needed; NULL when out of
- * memory. */
-hp_page *hp_trace_page_for(uintptr_t page, uint32_t size);
+/* The page entry for `page` holding objects of `size` and `kind`, made
+ * (or remade when the block was reused for another size or kind: the
+ * records of the old ones are stale) as needed; NULL when out of memory. */
+hp_page *hp_trace_page_for(uintptr_t page, uint32_t size, uint8_t kind);
 
 #endif

@@ -58,7 +58,7 @@ static uint64_t take_slots(uint64_t words)
     return off;
 }
 
-hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
+hp_page *hp_trace_page_for(uintptr_t page, uint32_t size, uint8_t kind)
 {
     hp_page *p;
     uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
@@ -68,7 +68,7 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
         /* (the caller keeps to the map's pages: hp_trace_begin) */
         uint32_t *m = &hp_trace_ix_.pmap[page - hp_trace_ix_.pmap_lo];
         p = *m ? &hp_trace_ix_.pages[*m - 1] : NULL;
-        if (p && p->size == size) return p;
+        if (p && p->size == size && p->kind == kind) return p;
         build_enter();
         if (!p) {
             uint64_t e = hp_trace_ix_.pages_used + 1;
@@ -90,7 +90,7 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
             p = &hp_trace_ix_.pages[j];
             if (p->page == page || !p->page) break;
         }
-        if (p->page == page && p->size == size) return p;
+        if (p->page == page && p->size == size && p->kind == kind) return p;
         if (!p->page) hp_trace_ix_.pages_used++;
         off = take_slots(words);
     }
@@ -99,7 +99,9 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size)
     p->size = size;
     p->inv = size >= 4096 || size == 0 ? 0 : (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
     p->slot_off = (uint32_t)off;
-    p->nslots = n;
+    p->nslots = (uint16_t)n;
+    p->kind = kind;
+    p->flags = 0;
     memset(&hp_trace_ix_.slots[off], 0xff, words * sizeof(hp_slot));
     return p;
 }

@@ -146,13 +146,14 @@ static void build_range(void *arg)
             ((uint32_t *)j->unc_vec->base)[j->nunc++] = (uint32_t)i;
         }
         hp_page **rp = &recent[(pg >> shift) & 63];
-        hp_page *p = (*rp && (*rp)->page == pg && (*rp)->size == r->granted)
-                         ? *rp : hp_trace_page_for(pg, r->granted);
+        hp_page *p = (*rp && (*rp)->page == pg && (*rp)->size == r->granted && (*rp)->kind == r->kind)
+                         ? *rp : hp_trace_page_for(pg, r->granted, r->kind);
         *rp = p;
         if (!p) {
             j->failed = 1;
             return;
         }
+        if (hp_rec_uncollectable(r)) p->flags |= HP_PAGE_UNCOLL;
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
         if (k < p->nslots)
@@ -314,13 +315,15 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         const hp_rec *r = &recs[i];
         __builtin_prefetch(r + 32);
         hp_page **rp = &recent[(r->base >> 12) & 63];
-        hp_page *p = (*rp && (*rp)->page == r->base >> 12 && (*rp)->size == r->granted)
-                         ? *rp : hp_trace_page_for(r->base >> 12, r->granted);
+        hp_page *p = (*rp && (*rp)->page == r->base >> 12 && (*rp)->size == r->granted &&
+                      (*rp)->kind == r->kind)
+                         ? *rp : hp_trace_page_for(r->base >> 12, r->granted, r->kind);
         *rp = p;
         if (!p) {
             failed = 1;
             return -1;
         }
+        if (hp_rec_uncollectable(r)) p->flags |= HP_PAGE_UNCOLL;
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
         if (k < p->nslots)
