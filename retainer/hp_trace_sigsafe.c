@@ -113,24 +113,6 @@ static void walk_reset(hp_trace_visit_fn fn)
  * traversal over the run 654 -> 633 ms (five interleaved runs). */
 #define HP_TRACE_BUILD_TWO ((size_t)1 << 17)
 
-/* Index record i, r: its page entry (through `recent`, the entries of the
- * last pages seen, direct-mapped by page number >> shift), its slot. 0, or
- * -1 when out of memory. */
-static inline int index_record(hp_page **recent, unsigned shift, const hp_rec *r, size_t i)
-{
-    uintptr_t pg = r->base >> 12;
-    hp_page **rp = &recent[(pg >> shift) & 63];
-    hp_page *p = (*rp && (*rp)->page == pg && (*rp)->size == r->granted && (*rp)->kind == r->kind)
-                     ? *rp : hp_trace_page_for(pg, r->granted, r->kind);
-    *rp = p;
-    if (!p) return -1;
-    if (hp_rec_uncollectable(r)) p->flags |= HP_PAGE_UNCOLL;
-    uint32_t off = (uint32_t)(r->base & 4095);
-    uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
-    if (k < p->nslots) hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
-    return 0;
-}
-
 typedef struct build_job {
     int parity;        /* the pages it indexes: 0 even, 1 odd, 2 all */
     hp_vec *unc_vec;   /* its uncollectable records' indexes */
@@ -163,10 +145,19 @@ static void build_range(void *arg)
             }
             ((uint32_t *)j->unc_vec->base)[j->nunc++] = (uint32_t)i;
         }
-        if (index_record(recent, shift, r, i) != 0) {
+        hp_page **rp = &recent[(pg >> shift) & 63];
+        hp_page *p = (*rp && (*rp)->page == pg && (*rp)->size == r->granted && (*rp)->kind == r->kind)
+                         ? *rp : hp_trace_page_for(pg, r->granted, r->kind);
+        *rp = p;
+        if (!p) {
             j->failed = 1;
             return;
         }
+        if (hp_rec_uncollectable(r)) p->flags |= HP_PAGE_UNCOLL;
+        uint32_t off = (uint32_t)(r->base & 4095);
+        uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+        if (k < p->nslots)
+            hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
     }
 }
 
@@ -321,11 +312,22 @@ int hp_trace_begin(hp_trace_visit_fn fn)
             memset(old, 0, oldcap * sizeof(hp_page));
             memset(recent, 0, sizeof recent);
         }
-        __builtin_prefetch(&recs[i] + 32);
-        if (index_record(recent, 0, &recs[i], i) != 0) {
+        const hp_rec *r = &recs[i];
+        __builtin_prefetch(r + 32);
+        hp_page **rp = &recent[(r->base >> 12) & 63];
+        hp_page *p = (*rp && (*rp)->page == r->base >> 12 && (*rp)->size == r->granted &&
+                      (*rp)->kind == r->kind)
+                         ? *rp : hp_trace_page_for(r->base >> 12, r->granted, r->kind);
+        *rp = p;
+        if (!p) {
             failed = 1;
             return -1;
         }
+        if (hp_rec_uncollectable(r)) p->flags |= HP_PAGE_UNCOLL;
+        uint32_t off = (uint32_t)(r->base & 4095);
+        uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
+        if (k < p->nslots)
+            hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
     }
     return 0;
 }
