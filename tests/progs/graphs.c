@@ -12,12 +12,12 @@
  *    nodes are reached more than once, cycles everywhere: walked over
  *    every node.
  * Phases alternate, tree first. Usage: graphs SEED [NODES [WIDE_MB]]
- * (NODES default 300,000: the component walk reduces only big heaps;
- * WIDE_MB: first allocate and free an object of that many megabytes, so
- * that the collector's heap spans far more pages than the graphs use (it
- * is never written: address space, not memory) and
- * the traversal's page index is hashed, hp_trace_index.h Note [The page
- * map]). Prints "PHASES <phases> <collections>". */
+ * (NODES default 300,000: the component walk reduces only big heaps.
+ * WIDE_MB, default 1: an object of that many megabytes is allocated and
+ * freed first; 2048 spreads the collector's heap over far more pages than
+ * the graphs use -- address space, not memory: it is never written -- so
+ * that the traversal's page index is hashed, hp_trace_index.h Note [The
+ * page map].) Prints "PHASES <phases> <collections>". */
 #include "progs.h"
 
 #include <gc/gc.h>
@@ -83,7 +83,9 @@ int main(int argc, char **argv)
     GC_expand_hp(HP_PROG_HEAP);
     rng = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
     if (argc > 2) N = (unsigned)strtoul(argv[2], NULL, 10);
-    if (argc > 3) GC_FREE(GC_MALLOC_ATOMIC((size_t)strtoul(argv[3], NULL, 10) << 20));
+    /* (always, 1 MB by default: every run takes the same path, so that
+     * what the stack and registers hold stays the same from run to run) */
+    GC_FREE(GC_MALLOC_ATOMIC((size_t)(argc > 3 ? strtoul(argv[3], NULL, 10) : 1) << 20));
     nodes = GC_MALLOC_ATOMIC(N * sizeof *nodes);
     for (int phase = 0; phase < PHASES; phase++) {
         if (phase % 2 == 0) tree(); else mesh();
