@@ -326,6 +326,9 @@ typedef struct __attribute__((aligned(64))) walker {
      * otherwise), for first_find (Note [What a node is]). */
     uintptr_t found_base;
     const hp_page *found_page;
+    /* The source and node of the last word resolved from the word ring
+     * (Note [Words that repeat]). */
+    uint32_t last_src, last_t;
     uint64_t refinds;           /* edges to a node found before */
     uint64_t nnone;             /* edges that point at nothing after all */
     uint64_t locked;            /* times it took wlock (or would have, alone) */
@@ -404,6 +407,7 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
         w->scanned_vec = vecs[i][3];
         w->refl_vec = vecs[i][4];
         w->refl_over = ops.dominators != NULL;   /* (the walk stays over every node) */
+        w->last_t = HP_NO_RECORD;
     }
     nwalkers = 1;
     rring_head = rring_n = 0;
@@ -750,13 +754,32 @@ static void resolve_word(walker *w)
      * page without tracked objects). */
     hp_slot *s;
     uint32_t t = node_on(w, p.page, p.v, all_interior, &s);
-    if (t != HP_NO_RECORD) {
+    if (t != HP_NO_RECORD && p.src == w->last_src && t == w->last_t) {
+        /* (Note [Words that repeat]) */
+        if (!p.inject) {
+            w->edges[p.pos] = HP_SCC_NONE;
+            w->nnone++;
+        }
+    } else if (t != HP_NO_RECORD) {
+        w->last_src = p.src;
+        w->last_t = t;
         take_word(w, t, s, p.v, p.inject, p.set, p.pos, p.src);
     } else if (!p.inject) {
         w->edges[p.pos] = HP_SCC_NONE;
         w->nnone++;
     }
 }
+
+/* Note [Words that repeat]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A word that points at the node the object's word before it pointed at
+ * (a C++ vector's begin, end and capacity into one buffer, a list node's
+ * two links to one neighbour) adds nothing: not an edge (Tarjan's
+ * components and the sets are the same without it), not a second finding
+ * of the node (found twice by one object, it still has one predecessor,
+ * whose set it has: Note [Tree nodes]). It is dropped as it is resolved
+ * (in the word ring, its edge's place left HP_SCC_NONE). Inkscape: 36% of
+ * its edges at its largest census. */
 
 /* The words of dense id d's node, read once: what they point to becomes
  * its edges (a retainer's: injections instead, each target a new start). */
@@ -799,6 +822,7 @@ static void scan(walker *w, uint32_t d)
         }
     }
     uint64_t eoff = w->nedges;
+    uint32_t last_t = HP_NO_RECORD;
     lo = (lo + 7) & ~(uintptr_t)7;
     for (uintptr_t a = lo; a + 8 <= hi && !is_failed(); a += 8) {
         w->st.words++;
@@ -808,7 +832,8 @@ static void scan(walker *w, uint32_t d)
         if (!use_wring) {   /* resolved at once */
             hp_slot *s;
             uint32_t t = node_of(w, v, all_interior, &s);
-            if (t == HP_NO_RECORD) continue;
+            if (t == HP_NO_RECORD || t == last_t) continue;   /* (Note [Words that repeat]) */
+            last_t = t;
             if (!is_ret && edge_place(w, &pos) != 0) return;
             take_word(w, t, s, v, (uint32_t)is_ret, id, pos, d);
             continue;
