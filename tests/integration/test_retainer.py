@@ -452,6 +452,29 @@ class Retainer(hptest.ProfileTest):
                          (int(per_stack.group(1)), int(per_stack.group(2))))
         self.assertGreaterEqual(int(ret["objects"]), objects)
 
+    def test_words_that_repeat(self):
+        # tests/progs/repeats.c: A's two words both point at C, B's one
+        # word too; A and B, held by two statics next to each other, are
+        # scanned one after the other. A word is dropped only when the
+        # same object's previous word pointed at the same node
+        # (retainer/hp_trace_scc_sigsafe.c, Note [Words that repeat]): C
+        # is retained by g_a and g_b, A by g_a alone, B by g_b alone -- with
+        # words resolved as read (a small table) and through the word ring
+        # (300,000 more records). Dropping B's word as a repeat of A's, or
+        # A's second word's test carried over to B, puts C in A's set.
+        for nfill in ("0", "300000"):
+            with self.subTest(nfill=nfill):
+                r, hp, prof = self.profile(["repeats", nfill], heapprof="retainer,interval=0")
+                self.assertIn("adjacent 1", r.stdout, "g_a and g_b are not next to each "
+                              "other: the scenario was not exercised")
+                censuses = [{re.sub(r"^\(\d+\)", "", k): v for k, v in smp.items()
+                             if "g_fill" not in k} for _, smp in hp.nonempty()]
+                self.assertTrue(censuses)
+                for c in censuses:
+                    self.assertEqual(sorted(c), ["g_a", "g_a,g_b", "g_b"], c)
+                    self.assertEqual(c["g_a"], c["g_b"], c)   # (A and B: one size)
+                self.assertNotIn("not reached", prof.split("RETAINER CENSUSES")[1])
+
     def test_incremental_refused(self):
         # A heap traversal (retainer, roots, rset=) needs full collections:
         # GC_ENABLE_INCREMENTAL makes them refuse to start (exit 2, no
