@@ -278,7 +278,7 @@ class Ldv(hptest.ProfileTest):
         # system call on a heap buffer: under precise nothing is uncertain;
         # under page (every page stays open after its first fault) most
         # VOID is (not on pages no read touched); adaptive lies between.
-        got, warned, lags = {}, {}, {}
+        got, warned, lags, profs = {}, {}, {}, {}
         for policy in ("precise", "adaptive", "page"):
             r, hp, prof = self.profile(["ldv_stress", "8"],
                                        heapprof="ldv,interval=0,ldv=" + policy)
@@ -287,6 +287,7 @@ class Ldv(hptest.ProfileTest):
                           prof, re.M)
             self.assertIsNotNone(m, prof[-800:])
             lags[policy] = (float(m.group(1)), float(m.group(2)))
+            profs[policy] = prof
             warned[policy] = [l for l in r.stderr.splitlines() if "are uncertain" in l]
             # The exit says so when a tenth or more is uncertain (the .hp
             # alone shows it as fact), with the share the .prof gives, why,
@@ -323,7 +324,10 @@ class Ldv(hptest.ProfileTest):
             self.assertGreater(total, 0, policy)
             self.assertLessEqual(unsure, total, policy)
         self.assertEqual(lags["precise"][1], 0.0)
-        self.assertGreater(lags["page"][1], 0.0)
+        # (Seen 0 once, in a full run of the suite on a loaded machine; not
+        # again in 10 reruns, nor under two CPU hogs: the .prof's ldv part
+        # goes with the failure, to tell why.)
+        self.assertGreater(lags["page"][1], 0.0, profs["page"].split("Lag, drag, void, use")[-1])
 
     def test_past_the_budget_groups_are_uncertain(self):
         # Past the budget (budget=0: from the start), a fault that finds no
