@@ -147,10 +147,13 @@ uint64_t hp_trace_scc_helper_walks(void);
 uint32_t hp_trace_target(uintptr_t v, int interior, struct hp_tentry **untracked);
 #define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
-static inline int hp_trace_rec_scanned(const hp_rec *r)
+/* Whether objects of the collector's kind `kind` hold pointers (are
+ * scanned). */
+static inline int hp_trace_kind_scanned(unsigned kind)
 {
-    return r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
+    return kind != HP_KIND_PTRFREE && kind != HP_KIND_AUNCOLLECTABLE;
 }
+static inline int hp_trace_rec_scanned(const hp_rec *r) { return hp_trace_kind_scanned(r->kind); }
 
 /* Could `v` point into the heap? (the collector's plausible bounds,
  * read at hp_trace_begin) */

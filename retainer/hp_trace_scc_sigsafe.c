@@ -638,7 +638,7 @@ static inline __attribute__((always_inline)) void refound(walker *w, uint32_t d,
 {
     uint64_t bit = (uint64_t)1 << (d & 63);
     uint64_t *mine = w == &walkers[0] ? shared : shared2;
-    if (!(mine[d >> 6] & bit)) mine[d >> 6] |= bit;
+    mine[d >> 6] |= bit;
     if (src != HP_SCC_NOPRED) {
         w->refinds++;
         if (!w->refl_over) list_refind(w, src, d);
@@ -695,7 +695,7 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
     const hp_page *pg = w->found_page;
     if (t < nrecs && pg) {
         uint32_t f = HP_DI_KNOWN;
-        if (pg->kind != HP_KIND_PTRFREE && pg->kind != HP_KIND_AUNCOLLECTABLE) f |= HP_DI_SCANNED;
+        if (hp_trace_kind_scanned(pg->kind)) f |= HP_DI_SCANNED;
         if ((pg->flags & HP_PAGE_UNCOLL) || by_record) {
             f |= HP_DI_RECORD;
             __builtin_prefetch(&recs[t]);

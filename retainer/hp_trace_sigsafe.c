@@ -365,7 +365,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
         if (!valid) st.objects++;
         label = r->word & HP_TRACE_LABEL_MASK;
         size = r->granted;
-        scan = r->kind != HP_KIND_PTRFREE && r->kind != HP_KIND_AUNCOLLECTABLE;
+        scan = hp_trace_rec_scanned(r);
         uint64_t out;
         int go = visit(&label, valid, rec, payload, &out);
         r->word = parity | HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
@@ -438,7 +438,7 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     e->label = 0;
     e->pending = 0;
     e->size = (size & ~(size_t)1) |
-              (kind == HP_KIND_PTRFREE || kind == HP_KIND_AUNCOLLECTABLE ? 1 : 0);
+              (hp_trace_kind_scanned(kind) ? 0 : 1);
     st.untracked++;
     st.objects++;
     *untracked = e;
