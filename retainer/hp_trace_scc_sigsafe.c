@@ -700,15 +700,24 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
             f |= HP_DI_RECORD;
             __builtin_prefetch(&recs[t]);
         }
+        dnode[d] = t;
+        rix[d] = 0;
+        hd[d] = src;
+        if (f == HP_DI_KNOWN) {
+            /* A leaf (Note [Leaves are not scanned]): scanned now. */
+            nd[d] = (snode){0};
+            w->st.objects++;
+            return d;
+        }
         nd[d] = (snode){w->found_base | f, pg->size, 0};
     } else {
         nd[d] = (snode){0};
         if (t < nrecs) __builtin_prefetch(&recs[t]);
+        dnode[d] = t;
+        rix[d] = 0;
+        hd[d] = src;
     }
     __builtin_prefetch((const void *)v);
-    dnode[d] = t;
-    rix[d] = 0;
-    hd[d] = src;
     if (w->ring_n == HP_SCC_RING) {
         if (WENSURE(w->scanq_vec, w->scanq, w->nscanq + 1, uint32_t) != 0) return HP_NO_RECORD;
         w->scanq[w->nscanq++] = w->ring[w->ring_head];
@@ -719,6 +728,16 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
     w->ring_n++;
     return d;
 }
+
+/* Note [Leaves are not scanned]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A node found on its page entry (Note [What a node is]) whose kind holds
+ * no pointers (GC_malloc_atomic: strings, numbers' digits), and whose
+ * record is not needed (not uncollectable, retainers not by record), has
+ * nothing to scan: it is given its dense id and its (empty) edges at once,
+ * counted as visited, and never goes through the ring and the scan stack;
+ * its words, which no one reads, are not fetched either. A quarter of the
+ * nodes of Guile's hash table (a key's string buffer). */
 
 /* A word of an object points at node t: an edge in its place pos, or for
  * a retainer's word an injection (not an edge: a new start, with the

@@ -143,14 +143,14 @@ class Retainer(hptest.ProfileTest):
         # (retainer/hp_trace_scc_sigsafe.c, Note [Two walkers]: on every
         # census with helper=yes) gives the same sets as without.
         # The traversal's page index by page number (these heaps) and
-        # hashed (a heap spread wide by a 2 GB object freed first, never
+        # hashed (a heap spread wide by a 4 GB object freed first, never
         # written, so never in memory:
         # hp_trace_index.h, Note [The page map]) give the same sets.
         two_cpus = len(os.sched_getaffinity(0)) >= 2
         for seed in ("1", "7", "12345"):
             runs = {}
             for walk in ("depth", "components", "components,helper=no", "wide"):
-                args = ["graphs", seed] + (["300000", "2048"] if walk == "wide" else [])
+                args = ["graphs", seed] + (["300000", "4096"] if walk == "wide" else [])
                 r, hp, prof = self.profile(args,
                                            heapprof="retainer,interval=0,length=400,walk=" +
                                            ("components" if walk == "wide" else walk) +

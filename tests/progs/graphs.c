@@ -11,10 +11,13 @@
  *  - mesh: three references a node, to nodes anywhere in the graph: most
  *    nodes are reached more than once, cycles everywhere: walked over
  *    every node.
+ * A third of the nodes own a pointer-free leaf (GC_malloc_atomic, 16 to 48
+ * bytes: retainer/hp_trace_scc_sigsafe.c, Note [Leaves are not scanned]),
+ * a third share an earlier node's (a leaf reached twice, a head).
  * Phases alternate, tree first. Usage: graphs SEED [NODES [WIDE_MB]]
  * (NODES default 300,000: the component walk reduces only big heaps.
  * WIDE_MB, default 1: an object of that many megabytes is allocated and
- * freed first; 2048 spreads the collector's heap over far more pages than
+ * freed first; 4096 spreads the collector's heap over far more pages than
  * the graphs use -- address space, not memory: it is never written -- so
  * that the traversal's page index is hashed, hp_trace_index.h Note [The
  * page map].) Prints "PHASES <phases> <collections>". */
@@ -24,7 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct node { struct node *e[3]; long id; } node;
+typedef struct node { struct node *e[3]; char *leaf; } node;
 typedef struct holder { node *p[4]; } holder;
 
 static node *g_var0, *g_var1, *g_var2, *g_var3, *g_var4, *g_var5;
@@ -54,11 +57,20 @@ static int link(node *from, node *to)
     return 0;
 }
 
+static char *leaf_for(unsigned i)
+{
+    switch (pick(3)) {
+    case 0: return GC_MALLOC_ATOMIC(16 + 8 * pick(5));
+    case 1: return i ? nodes[pick(i)]->leaf : NULL;
+    default: return NULL;
+    }
+}
+
 static void tree(void)
 {
     for (unsigned i = 0; i < N; i++) {
         nodes[i] = GC_MALLOC(sizeof(node));
-        nodes[i]->id = (long)i;
+        nodes[i]->leaf = leaf_for(i);
         if (i == 0) continue;
         while (!link(nodes[pick(i)], nodes[i]))
             ;
@@ -71,7 +83,7 @@ static void mesh(void)
 {
     for (unsigned i = 0; i < N; i++) {
         nodes[i] = GC_MALLOC(sizeof(node));
-        nodes[i]->id = (long)i;
+        nodes[i]->leaf = leaf_for(i);
     }
     for (unsigned i = 0; i < N; i++)
         for (int k = 0; k < 3; k++) nodes[i]->e[k] = nodes[pick(N)];
