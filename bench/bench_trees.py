@@ -14,7 +14,10 @@ memory per live object). Prints the best-of-N wall seconds, the ratio to
 the plain run and the maximum RSS (the largest over the runs) of each, the
 cost of the report (report=full run / unwind=fp run, same build, same
 single invocation), then the "shadow table" and "profiler memory" lines of
-the profiled runs' .prof. The same measure as the GHC figures in
+the profiled runs' .prof, and how many collections each made (one
+untimed run each, with the collector's GC_PRINT_STATS: a run that makes
+more collections for the same work pays the collector for them). The
+same measure as the GHC figures in
 ../shared/workloads/README.md (profiled time / plain time).
 
 Not a test: it is never registered with meson test.
@@ -79,6 +82,15 @@ def run_once(argv, env, cwd):
         if p.returncode != 0:
             sys.exit(f"bench_trees: {' '.join(argv)} exited {p.returncode}:\n{err.read()}")
         return wall, ru.ru_maxrss, out.read()
+
+
+def collections(argv, env, cwd):
+    """How many collections one run makes: an untimed run of its own, with
+    the collector's GC_PRINT_STATS (each collection prints "--> Marking for
+    collection #N")."""
+    e = dict(env, GC_PRINT_STATS="1")
+    r = subprocess.run(argv, env=e, cwd=cwd, capture_output=True, text=True, errors="replace")
+    return sum(1 for line in r.stderr.splitlines() if line.startswith("--> Marking for collection"))
 
 
 def prof_line(path, key):
@@ -149,6 +161,20 @@ def main():
                 old_wall, old_rss = best.get(name, (wall, rss))
                 best[name] = (min(wall, old_wall), max(rss, old_rss))
 
+        # The collector grows its heap when a collection leaves it nearly
+        # full, and each growth spaces the later collections out: a run
+        # whose false retentions differ (another stack, another layout)
+        # can make a different number of collections for the same work.
+        ncoll = {}
+        for idx, (name, exe, hp) in enumerate(kinds):
+            env = dict(base)
+            if hp is not None:
+                env["LD_PRELOAD"] = lib
+                env["HEAPPROF"] = hp if args.interval is None or "interval=" in hp \
+                    else f"{hp},interval={args.interval}"
+            ncoll[name] = collections([exe, str(args.depth)], env,
+                                      os.path.join(work, f"run-{idx}"))
+
         plain = best[kinds[0][0]][0]
         print(f"trees.c depth {args.depth} ({src}), best of {args.runs} runs, "
               f"profiled with " + (f"interval={args.interval}" if args.interval else
@@ -156,11 +182,18 @@ def main():
         print(f"library: {lib}")
         print()
         w = max(len(k[0]) for k in kinds)
-        print(f"| {'run':<{w}} | wall s | vs plain | max RSS MiB |")
-        print(f"| {'-' * w} | ------ | -------- | ----------- |")
+        print(f"| {'run':<{w}} | wall s | vs plain | max RSS MiB | collections |")
+        print(f"| {'-' * w} | ------ | -------- | ----------- | ----------- |")
         for name, _, _ in kinds:
             wall, rss = best[name]
-            print(f"| {name:<{w}} | {wall:6.2f} | {wall / plain:7.2f}x | {rss / 1024:11.1f} |")
+            print(f"| {name:<{w}} | {wall:6.2f} | {wall / plain:7.2f}x | {rss / 1024:11.1f} "
+                  f"| {ncoll[name]:11d} |")
+        print()
+        print("collections: the collector's own count (GC_PRINT_STATS, one untimed run each). "
+              "It grows its heap when a collection leaves it nearly full, which spaces the "
+              "later ones out; a run whose stacks hold other stale pointers (another "
+              "layout) can keep other garbage for a while and make more or fewer "
+              "collections for the same work, each costing the plain run's average.")
         print()
         off, on = best[report_off][0], best[report_on][0]
         print(f"allocation report (report=full) vs off, unwind=fp: {on:.2f} s / {off:.2f} s "
