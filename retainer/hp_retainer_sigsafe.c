@@ -318,7 +318,7 @@ static void traverse(uint64_t mark_ns, int rest)
                  * of the object holding it. In incremental mode the
                  * collector also pushes dirty pages of objects it scans
                  * anyway: those add nothing (pointer-free ones excepted). */
-                uint32_t ri = hp_trace_record_at((uintptr_t)hb);
+                uint32_t ri = hp_trace_scc_record_of(hp_trace_record_at((uintptr_t)hb));
                 if (ri == HP_NO_RECORD || ri >= nrec) continue;
                 holder = &recs[ri];
                 if (incremental && holder->how != HP_HOW_ATOMIC &&

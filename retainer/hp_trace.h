@@ -137,14 +137,21 @@ void hp_trace_scc_object(uintptr_t base, uint32_t set);
 /* Labels every object reached; *ok is 0 when out of memory (labels then
  * stay invalid: not reached). */
 hp_trace_stats hp_trace_scc_end(int *ok);
+/* A slot's word as a record index: the record of a node the component walk
+ * has found (HP_SLOT_FOUND | its dense id: Note [One word a slot] of
+ * hp_trace_scc_sigsafe.c), else the word itself. Before hp_trace_scc_end,
+ * while the roots are given (one walker). */
+uint32_t hp_trace_scc_record_of(uint32_t word);
 /* Component walks whose first step a helper thread shared (Note [Two
  * walkers] of hp_trace_scc_sigsafe.c), over the run. */
 uint64_t hp_trace_scc_helper_walks(void);
 
 /* For the component walk (hp_trace_scc_sigsafe.c): the object `v` points
- * into -- a record index, or an untracked entry in *untracked, or
- * neither -- and whether a record's words are scanned. */
-uint32_t hp_trace_target(uintptr_t v, int interior, struct hp_tentry **untracked);
+ * into -- a tracked one's slot word (its record index, or HP_SLOT_FOUND |
+ * its dense id once found) with the slot in *slot (NULL: none), or an
+ * untracked entry in *untracked, or neither. */
+uint32_t hp_trace_target(uintptr_t v, int interior, struct hp_tentry **untracked,
+                         uint32_t **slot);
 #define HP_KIND_PTRFREE 0          /* bdwgc's PTRFREE */
 #define HP_KIND_AUNCOLLECTABLE 3   /* bdwgc's AUNCOLLECTABLE */
 /* Whether objects of the collector's kind `kind` hold pointers (are

@@ -31,14 +31,11 @@ typedef struct hp_page {
 #define HP_PAGE_UNCOLL 1
 #define HP_NO_RECORD UINT32_MAX
 
-/* A slot: the record of the object at that position (HP_NO_RECORD: none)
- * and, for the component walk only (slot_shift 1), its dense id in the
- * next word once the walk has found it (HP_NO_RECORD until then:
- * hp_trace_scc_sigsafe.c, Note [Dense ids]), so that the walk finds it in
- * the line it has just read; the depth-first walk keeps 4-byte slots (the
- * slots of its words, read at random, stay twice as dense in the caches).
- * A pointer to a slot points at its record word. */
+/* A slot: the record of the object at that position (HP_NO_RECORD: none);
+ * for the component walk, once the walk has found it, HP_SLOT_FOUND | its
+ * dense id instead (hp_trace_scc_sigsafe.c, Note [One word a slot]). */
 typedef uint32_t hp_slot;
+#define HP_SLOT_FOUND 0x80000000u
 
 /* Objects heapprof does not track: base -> their own label, open
  * addressing, rebuilt at each traversal. */
@@ -66,7 +63,6 @@ typedef struct hp_trace_index {
     int build_shared;                /* two threads build it (hp_trace_page_for) */
     hp_slot *slots;
     uint64_t slots_used, slots_cap;  /* in words (4 bytes) */
-    unsigned slot_shift;             /* a slot is 1 << slot_shift words */
     hp_vec index_vec[2];
     int cur_index;
     hp_tentry *table;
@@ -176,7 +172,7 @@ static inline hp_slot *hp_trace_slot_on(const hp_page *p, uintptr_t v)
     uint32_t off = (uint32_t)(v & 4095);
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
     if (k >= p->nslots || (uintptr_t)k * p->size != off) return NULL;
-    return &hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)];
+    return &hp_trace_ix_.slots[p->slot_off + k];
 }
 
 /* The record of the tracked object starting exactly at `v`, on its page's
@@ -221,7 +217,7 @@ static inline hp_page *hp_trace_prefetch_slot_c(uintptr_t v, hp_page **last)
     }
     uint32_t k = p->inv ? (uint32_t)(((uint64_t)(v & 4095) * p->inv) >> 32) : 0;
     if (k < p->nslots)
-        __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)]);
+        __builtin_prefetch(&hp_trace_ix_.slots[p->slot_off + k]);
     return p;
 }
 
@@ -240,7 +236,7 @@ static inline uint32_t hp_trace_record_containing(uintptr_t v, uintptr_t *base)
     uint32_t k = (uint32_t)(((uint64_t)off * p->inv) >> 32);
     if (k >= p->nslots) return HP_NO_RECORD;
     *base = (v & ~(uintptr_t)4095) + (uintptr_t)k * p->size;
-    return hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)];
+    return hp_trace_ix_.slots[p->slot_off + k];
 }
 
 /* Make or find the entry of an untracked object (room reserved). */

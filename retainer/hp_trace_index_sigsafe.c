@@ -62,7 +62,7 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size, uint8_t kind)
 {
     hp_page *p;
     uint32_t n = size >= 4096 || size == 0 ? 1 : 4096 / size;
-    uint64_t words = (uint64_t)n << hp_trace_ix_.slot_shift;
+    uint64_t words = n;
     uint64_t off;
     if (hp_trace_ix_.pmap_n) {
         /* (the caller keeps to the map's pages: hp_trace_begin) */

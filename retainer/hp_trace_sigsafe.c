@@ -157,7 +157,7 @@ static void build_range(void *arg)
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
         if (k < p->nslots)
-            hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
+            hp_trace_ix_.slots[p->slot_off + k] = (uint32_t)i;
     }
 }
 
@@ -254,9 +254,6 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     hp_trace_ix_.pages_used = 0;
     hp_trace_ix_.slots_used = 0;
     memset(hp_trace_outside, 0, sizeof hp_trace_outside);
-    /* The component walk (no visitor) keeps each node's dense id in its
-     * slot (hp_trace_index.h). */
-    hp_trace_ix_.slot_shift = fn == NULL;
     /* A base may appear twice (freed, then handed out again, maybe at
      * another size): the later record is the newer object. Records come in
      * allocation order, from a few pages in turn (a program that makes
@@ -327,7 +324,7 @@ int hp_trace_begin(hp_trace_visit_fn fn)
         uint32_t off = (uint32_t)(r->base & 4095);
         uint32_t k = p->inv ? (uint32_t)(((uint64_t)off * p->inv) >> 32) : 0;
         if (k < p->nslots)
-            hp_trace_ix_.slots[p->slot_off + (k << hp_trace_ix_.slot_shift)] = (uint32_t)i;
+            hp_trace_ix_.slots[p->slot_off + k] = (uint32_t)i;
     }
     return 0;
 }
@@ -396,21 +393,29 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     }
 }
 
-/* The object `v` points into: a tracked record (its index) or an
- * untracked live object (*untracked), or neither. */
-static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracked)
+/* The object `v` points into: a tracked record (its slot's word: its
+ * index, or during the component walk HP_SLOT_FOUND | its dense id, the
+ * slot in *slotp) or an untracked live object (*untracked), or neither. */
+static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracked,
+                                 hp_slot **slotp)
 {
     *untracked = NULL;
-    uint32_t idx = hp_trace_record_at(v);
+    *slotp = hp_trace_slot_at(v);
+    uint32_t idx = *slotp ? **slotp : HP_NO_RECORD;
     if (idx != HP_NO_RECORD) return idx;
     /* Inside a tracked object of a small-object page (a tagged or interior
      * pointer: ECL's conses are object + 1): the page index knows its
-     * start, without asking the collector. */
+     * start, without asking the collector. (A found one's slot is its
+     * record's: the page's entry was made for its size.) */
     uintptr_t in_base;
     idx = hp_trace_record_containing(v, &in_base);
-    if (idx != HP_NO_RECORD && idx < nrecs && recs[idx].base == in_base &&
-        v < in_base + recs[idx].granted)
-        return interior || hp_rootrec_displaced(v - in_base) ? idx : HP_NO_RECORD;
+    if (idx != HP_NO_RECORD &&
+        (idx >= HP_SLOT_FOUND ||
+         (idx < nrecs && recs[idx].base == in_base && v < in_base + recs[idx].granted))) {
+        if (!interior && !hp_rootrec_displaced(v - in_base)) return HP_NO_RECORD;
+        *slotp = hp_trace_slot_at(in_base);
+        return idx;
+    }
     if (hp_trace_known_outside(v)) return HP_NO_RECORD;
     void *b = hp_real.GC_base((void *)v);
     if (!b) {
@@ -419,7 +424,9 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     }
     uintptr_t base = (uintptr_t)b;
     if (base != v && !interior && !hp_rootrec_displaced(v - base)) return HP_NO_RECORD;
-    if (base != v && (idx = hp_trace_record_at(base)) != HP_NO_RECORD) return idx;
+    if (base != v && (*slotp = hp_trace_slot_at(base)) && (idx = **slotp) != HP_NO_RECORD)
+        return idx;
+    *slotp = NULL;
     hp_tentry *e = hp_trace_lookup(base);
     if (e) {
         *untracked = e;
@@ -445,9 +452,9 @@ static inline uint32_t target_of(uintptr_t v, int interior, hp_tentry **untracke
     return HP_NO_RECORD;
 }
 
-uint32_t hp_trace_target(uintptr_t v, int interior, hp_tentry **untracked)
+uint32_t hp_trace_target(uintptr_t v, int interior, hp_tentry **untracked, uint32_t **slot)
 {
-    return target_of(v, interior, untracked);
+    return target_of(v, interior, untracked, slot);
 }
 
 
@@ -482,7 +489,8 @@ static void scan(const hp_titem *it)
         uintptr_t v = w[k];
         if (!hp_trace_in_heap(v)) continue;
         hp_tentry *e;
-        uint32_t idx = target_of(v, it->interior, &e);
+        hp_slot *sl;
+        uint32_t idx = target_of(v, it->interior, &e, &sl);
         if (idx != HP_NO_RECORD) reach_later(idx, it->payload);
         else if (e) reach(idx, e, it->payload);   /* untracked: e may move, reach now */
     }
@@ -500,7 +508,8 @@ int hp_trace_object(uintptr_t base, uint64_t payload)
 {
     if (failed || !hp_trace_ix_.table) return -1;
     hp_tentry *e;
-    uint32_t idx = target_of(base, 0, &e);
+    hp_slot *sl;
+    uint32_t idx = target_of(base, 0, &e, &sl);
     if (idx == HP_NO_RECORD && !e) return -1;
     reach(idx, e, payload);
     return 0;
