@@ -7,6 +7,7 @@
 #include "collector_hooks/hp_schemes.h"
 #include "core/hp_assert.h"
 #include "core/hp_blocks.h"
+#include "core/hp_helper.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
 #include "core/hp_shadow.h"
@@ -31,6 +32,10 @@ void hp_census_traverse(uint64_t mark_ns)
     hp_blocks_init(&blocks);
     (void)hp_shadow_drain_marked(marked, &blocks);
     HP_SCHEMES_EACH(traverse, mark_ns);
+    /* The helper thread a traversal made (core/hp_helper.h, Note [A kept
+     * helper]) is gone before the world restarts, whichever way it
+     * returned. */
+    hp_helper_end();
     hp_census_traversed = 1;
     hp_cf.census_ns += hp_mono_ns() - t0;
 }

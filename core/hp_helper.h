@@ -35,5 +35,9 @@ void hp_helper_join(void);
 /* fn(mine) on the calling thread and fn(theirs) on the helper at the same
  * time, or both on the calling thread when no helper can be had. */
 void hp_helper_both(void (*fn)(void *), void *mine, void *theirs);
+/* The thread made by hp_helper_start waits for more work until this is
+ * called, which ends it and waits until it is gone: called before the
+ * world is restarted by whoever started work on it. */
+void hp_helper_end(void);
 
 #endif

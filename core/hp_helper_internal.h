@@ -16,7 +16,11 @@ typedef struct hp_helper_state {
      * kernel clears it, and wakes a futex wait on it, when the thread has
      * gone (CLONE_CHILD_CLEARTID). */
     volatile int tid_word;
-    int running;
+    int alive;                 /* a thread is made and waits for work (Note [A kept helper]) */
+    int running;               /* it was given work not yet joined */
+    int quit;                  /* it is to end at its next work */
+    unsigned job_seq;          /* work given (futex word) */
+    unsigned done_seq;         /* work done */
     void (*fn)(void *);
     void *arg;
 } hp_helper_state;

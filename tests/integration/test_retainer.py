@@ -475,6 +475,23 @@ class Retainer(hptest.ProfileTest):
                     self.assertEqual(c["g_a"], c["g_b"], c)   # (A and B: one size)
                 self.assertNotIn("not reached", prof.split("RETAINER CENSUSES")[1])
 
+    def test_helper_gone(self):
+        # tests/progs/helper_gone.c: a single-threaded program with 600,000
+        # objects has one thread after each collection, under the modes
+        # that traverse: the helper thread a traversal made to share its
+        # index build, its walk and its labels (core/hp_helper_sigsafe.c,
+        # Note [A kept helper]) is gone before the world restarts. The
+        # .prof says the helper was used. (Needs two CPUs.)
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one CPU: no helper thread is made")
+        for mode in ("retainer,helper=yes", "roots,helper=yes", "retainer,walk=depth,helper=yes"):
+            with self.subTest(mode=mode):
+                r, hp, prof = self.profile(["helper_gone", "300000"], heapprof=mode + ",interval=0")
+                self.assertEqual(r.stdout, "threads 1\nthreads 1\nthreads 1\n", prof[-2000:])
+                if mode.startswith("retainer,helper"):
+                    self.assertRegex(prof, r"built by two threads: [1-9]")
+                    self.assertRegex(prof, r"with a helper thread .*: [1-9]\d* of them")
+
     def test_incremental_refused(self):
         # A heap traversal (retainer, roots, rset=) needs full collections:
         # GC_ENABLE_INCREMENTAL makes them refuse to start (exit 2, no
