@@ -4,9 +4,11 @@
  * walkers]), as the collector's mark shares its work with its marker
  * threads.
  *
- * The thread is made for one piece of work and ends with it, so the
- * program never sees it: it exists only while every thread of the program
- * is stopped (or blocked in the collector). It is made by a raw clone(2)
+ * The thread is made at a traversal's first piece of work and ends at
+ * hp_helper_end, before the world restarts, so the program never sees it:
+ * it exists only while every thread of the program is stopped (or blocked
+ * in the collector). Between pieces it waits (hp_helper_sigsafe.c, Note [A
+ * kept helper]). It is made by a raw clone(2)
  * of the calling thread's process (no libc: pthread_create may take locks
  * a stopped thread holds, and would allocate), on a stack heapprof maps
  * at start-up, with every signal blocked (it never runs a handler of the
