@@ -230,9 +230,10 @@ static void traverse(uint64_t mark_ns, int rest);
  * labelled `word` when the collector marked it. Each record written by
  * one job alone; on a big table the helper thread (core/hp_helper.h)
  * takes half (it calls only GC_base and GC_is_marked, which read block
- * headers). */
+ * headers; the threshold: retainer/hp_trace_sigsafe.c, Note [Two
+ * builders]). */
 typedef struct unseen_job { hp_rec *recs; size_t from, to; uint32_t word; } unseen_job;
-#define HP_RET_HELPER_UNSEEN ((size_t)1 << 18)
+#define HP_RET_HELPER_UNSEEN ((size_t)1 << 16)
 
 static void unseen_range(void *arg)
 {

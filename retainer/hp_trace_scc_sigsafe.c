@@ -313,8 +313,9 @@ static int seen_room(uint32_t n)
  * better. */
 #define HP_SCC_HELPER_WORDS ((uint64_t)1 << 16)
 #define HP_SCC_RCACHE 512
-/* The fewest nodes whose labels the helper shares (step 3). */
-#define HP_SCC_HELPER_LABELS ((uint32_t)1 << 17)
+/* The fewest nodes whose labels the helper shares (step 3; the threshold:
+ * hp_trace_sigsafe.c, Note [Two builders]). */
+#define HP_SCC_HELPER_LABELS ((uint32_t)1 << 15)
 #define HP_SCC_HELPER_LOCKS 8
 
 typedef struct __attribute__((aligned(64))) walker {

@@ -110,8 +110,16 @@ static void walk_reset(hp_trace_visit_fn fn)
  * and the records' reads waiting on memory (reading the records alone is
  * a fifth of it), which two threads wait for together: Guile's hash
  * table, 1.3 million records, 5.1 -> 4.1 ms (debug timing build), its
- * traversal over the run 654 -> 633 ms (five interleaved runs). */
-#define HP_TRACE_BUILD_TWO ((size_t)1 << 17)
+ * traversal over the run 654 -> 633 ms (five interleaved runs).
+ * The thresholds: 131,072 records and nodes (262,144 records for the
+ * unseen pass) when each piece of work made a thread of its own, 115 us a
+ * start; with the helper kept for the census (core/hp_helper_sigsafe.c,
+ * Note [A kept helper]) 32,768 (65,536): ECL's list workload 76.1 -> 71.4
+ * ns an object over the traversal, Guile's sort 47.2 -> 42.6, poke 73.3 ->
+ * 67.0, Inkscape's export 27.6 -> 26.9 ms (interleaved runs, debug timing
+ * build); a quarter of those again measured slower (ECL 62.9 -> 67.4,
+ * Inkscape 24.2 -> 25.7 ms). */
+#define HP_TRACE_BUILD_TWO ((size_t)1 << 15)
 
 typedef struct build_job {
     int parity;        /* the pages it indexes: 0 even, 1 odd, 2 all */
