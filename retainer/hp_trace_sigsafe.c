@@ -111,15 +111,18 @@ static void walk_reset(hp_trace_visit_fn fn)
  * a fifth of it), which two threads wait for together: Guile's hash
  * table, 1.3 million records, 5.1 -> 4.1 ms (debug timing build), its
  * traversal over the run 654 -> 633 ms (five interleaved runs).
- * The thresholds: 131,072 records and nodes (262,144 records for the
- * unseen pass) when each piece of work made a thread of its own, 115 us a
- * start; with the helper kept for the census (core/hp_helper_sigsafe.c,
- * Note [A kept helper]) 32,768 (65,536): ECL's list workload 76.1 -> 71.4
- * ns an object over the traversal, Guile's sort 47.2 -> 42.6, poke 73.3 ->
- * 67.0, Inkscape's export 27.6 -> 26.9 ms (interleaved runs, debug timing
- * build); a quarter of those again measured slower (ECL 62.9 -> 67.4,
- * Inkscape 24.2 -> 25.7 ms). */
-#define HP_TRACE_BUILD_TWO ((size_t)1 << 15)
+ * The helper's other thresholds (labels, the unseen pass): 131,072 nodes
+ * and 262,144 records when each piece of work made a thread of its own,
+ * 115 us a start; with the helper kept for the census
+ * (core/hp_helper_sigsafe.c, Note [A kept helper]) 32,768 and 65,536:
+ * ECL's list workload 76.1 -> 71.4 ns an object over the traversal,
+ * Guile's sort 47.2 -> 42.6, poke 73.3 -> 67.0 (interleaved runs, debug
+ * timing build); a quarter of those again measured slower. The build's
+ * stays at 131,072 records: at 32,768 Inkscape's census of 89,000 records
+ * took 2.0-2.3 ms to build, not 0.8-0.9 (its many object sizes make many
+ * page entries, each taken under the builders' lock), and the run's
+ * traversal 31.7 -> 30.6 ms with it back (three interleaved runs). */
+#define HP_TRACE_BUILD_TWO ((size_t)1 << 17)
 
 typedef struct build_job {
     int parity;        /* the pages it indexes: 0 even, 1 odd, 2 all */
