@@ -121,8 +121,20 @@ static void walk_reset(hp_trace_visit_fn fn)
  * stays at 131,072 records: at 32,768 Inkscape's census of 89,000 records
  * took 2.0-2.3 ms to build, not 0.8-0.9 (its many object sizes make many
  * page entries, each taken under the builders' lock), and the run's
- * traversal 31.7 -> 30.6 ms with it back (three interleaved runs). */
-#define HP_TRACE_BUILD_TWO ((size_t)1 << 17)
+ * traversal 31.7 -> 30.6 ms with it back (three interleaved runs).
+ * Then, with one word a slot (hp_trace_scc_sigsafe.c), one builder
+ * outran two wherever measured: Inkscape's census of 152,000 records
+ * 1.2-1.4 ms alone against 2.1-3.4 ms (each builder reads every record;
+ * the slots' writes, which the two shared, halved), its traversal over
+ * the run 29.6 -> 27.4 ms (release build: 31.9 -> 28.5 ms); but Guile's
+ * hash table, whose censuses of 270,000-500,000 records then build
+ * alone, 33.3 -> 34.0 ns an object over the traversal (6 interleaved
+ * runs; 34.1 with one builder always). Inkscape's pages hold 60-100
+ * records, Guile's 150-360: the lock the builders share for each new page
+ * entry is the likely difference, not measured. So two builders from
+ * 524,288 records, and at every census with helper=yes (which the tests
+ * use to check the two against one). */
+#define HP_TRACE_BUILD_TWO ((size_t)1 << 19)
 
 typedef struct build_job {
     int parity;        /* the pages it indexes: 0 even, 1 odd, 2 all */
@@ -177,8 +189,8 @@ static int build_mapped(void)
 {
     build_job jobs[2] = {{0, &hp_trace_ix_.uncoll_vec, 0, 0},
                          {1, &hp_trace_ix_.uncoll2_vec, 0, 0}};
-    if (nrecs >= HP_TRACE_BUILD_TWO && hp_rt.cfg.walk_helper != HP_HELPER_NO &&
-        hp_helper_available()) {
+    if ((nrecs >= HP_TRACE_BUILD_TWO || hp_rt.cfg.walk_helper == HP_HELPER_YES) &&
+        hp_rt.cfg.walk_helper != HP_HELPER_NO && hp_helper_available()) {
         hp_trace_ix_.build_shared = 1;
         hp_helper_both(build_range, &jobs[0], &jobs[1]);
         hp_trace_ix_.build_shared = 0;
