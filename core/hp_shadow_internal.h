@@ -501,8 +501,13 @@ static inline void hp_shadow_chunk_put(hp_chunk *c)
 /* The slot of `base` in the frees' table (freed_cap > 0). */
 size_t hp_shadow_freed_slot(uintptr_t base);
 
-/* The hash of a base in the frees' table: its low bits pick the table's
- * slot, its high bits the filter's bit. */
+/* The hash of a base in the frees' table: its high bits pick the filter's
+ * bit; its high half folded onto its low half, the table's slot. (The low
+ * bits of the product depend only on the low bits of the address: alone,
+ * they put the objects at one offset of their pages -- the same size
+ * class freed on many pages, as Inkscape's C++ objects are -- on runs
+ * of neighbouring slots: Inkscape's export, 0.24 -> 0.17 probes past the
+ * first a lookup, its index builds 3.6 -> 3.4 ms over the run.) */
 static inline uint64_t hp_shadow_freed_hash(uintptr_t base)
 {
     return (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;

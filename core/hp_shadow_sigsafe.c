@@ -289,8 +289,8 @@ size_t hp_shadow_set_aside(void) { return hp_store_.aside_split; }
 
 size_t hp_shadow_freed_slot(uintptr_t base)
 {
-    size_t h = (size_t)hp_shadow_freed_hash(base);
-    size_t i = h & (freed_cap - 1);
+    uint64_t h = hp_shadow_freed_hash(base);
+    size_t i = (size_t)(h ^ (h >> 32)) & (freed_cap - 1);
     hp_freed *f = (hp_freed *)freed_vec.base;
     while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);
     return i;
