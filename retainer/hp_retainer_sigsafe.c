@@ -37,7 +37,10 @@ static inline int is_designated(const hp_rec *r)
  * (Inkscape's C++ containers: a sixteenth of its traversal's time went to
  * interning the same few hundred identities again). */
 #define IDENT_CACHE 4096
-static struct { uint32_t ccs1, ident; } ident_cache[2][IDENT_CACHE];   /* ccs1: ccs + 1 */
+static struct {
+    uint32_t ccs1, ident;   /* ccs1: ccs + 1 */
+    uint32_t set1;          /* the set {ident} + 1 (stack_set); 0: not asked yet */
+} ident_cache[2][IDENT_CACHE];
 
 static uint32_t stack_ident(int uncoll, uint32_t ccs)
 {
@@ -51,8 +54,23 @@ static uint32_t stack_ident(int uncoll, uint32_t ccs)
     if (id != RET_MANY) {   /* (out of memory: not kept) */
         ident_cache[uncoll][k].ccs1 = ccs + 1;
         ident_cache[uncoll][k].ident = id;
+        ident_cache[uncoll][k].set1 = 0;
     }
     return id;
+}
+
+/* The set of that one identity, kept in the same cache entry (Inkscape's
+ * 60,000 uncollectable containers, from a few hundred stacks: the set's
+ * own lookup was a fifth of their roots' time). */
+static uint32_t stack_set(int uncoll, uint32_t ccs)
+{
+    uint32_t id = stack_ident(uncoll, ccs);
+    uint32_t k = ccs & (IDENT_CACHE - 1);
+    if (ident_cache[uncoll][k].ccs1 != ccs + 1) return hp_ret_set_single(id);   /* (not kept) */
+    if (ident_cache[uncoll][k].set1) return ident_cache[uncoll][k].set1 - 1;
+    uint32_t s = hp_ret_set_single(id);
+    if (s != SET_MANY) ident_cache[uncoll][k].set1 = s + 1;   /* (out of memory: not kept) */
+    return s;
 }
 
 static uint32_t ccs_ident(uint32_t ccs) { return stack_ident(0, ccs); }
@@ -177,12 +195,6 @@ static void root_object(uintptr_t base, uint32_t id)
         hp_trace_run();
     }
 }
-
-/* Uncollectable objects' sets by their stack, direct-mapped, for the
- * component walk's roots (kept from traversal to traversal: a stack's
- * identity and its set never change). */
-#define HP_RET_UNCOLL_SETS 1024
-static struct ucache { uint32_t ccs1, set; } uncoll_sets[HP_RET_UNCOLL_SETS];   /* ccs1: ccs + 1 */
 
 /* Static data: each word is named by the variable holding it. */
 static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
@@ -428,23 +440,8 @@ static void traverse(uint64_t mark_ns, int rest)
     const uint32_t *unc = hp_trace_uncollectables(&nunc);
     for (size_t k = 0; k < nunc; k++) {
         const hp_rec *u = &recs[unc[k]];
-        if (use_scc) {
-            /* (the set of its identity, direct-mapped by stack: Inkscape's
-             * 60,000 uncollectable containers come from a few hundred
-             * stacks; two lookups each, a fifth of this loop, before) */
-            struct ucache *c = &uncoll_sets[u->ccs & (HP_RET_UNCOLL_SETS - 1)];
-            uint32_t set = c->set;
-            if (c->ccs1 != u->ccs + 1) {
-                set = hp_ret_set_single(uncoll_ident(u->ccs));
-                if (set != SET_MANY) {   /* (out of memory: not kept) */
-                    c->ccs1 = u->ccs + 1;
-                    c->set = set;
-                }
-            }
-            hp_trace_scc_object(u->base, set);
-        } else {
-            root_object(u->base, uncoll_ident(u->ccs));
-        }
+        if (use_scc) hp_trace_scc_object(u->base, stack_set(1, u->ccs));
+        else root_object(u->base, uncoll_ident(u->ccs));
     }
     if (use_scc) {
         int ok;

@@ -717,6 +717,9 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
         dmap[t] = d;
     }
     w->next++;
+    dnode[d] = t;
+    rix[d] = 0;
+    hd[d] = src;
     const hp_page *pg = w->found_page;
     if (t < nrecs && pg) {
         uint32_t f = HP_DI_KNOWN;
@@ -725,9 +728,6 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
             f |= HP_DI_RECORD;
             __builtin_prefetch(&recs[t]);
         }
-        dnode[d] = t;
-        rix[d] = 0;
-        hd[d] = src;
         if (f == HP_DI_KNOWN) {
             /* A leaf (Note [Leaves are not scanned]): scanned now. */
             nd[d] = (snode){0};
@@ -738,9 +738,6 @@ __attribute__((noinline)) static uint32_t first_find(walker *w, uint32_t t, uint
     } else {
         nd[d] = (snode){0};
         if (t < nrecs) __builtin_prefetch(&recs[t]);
-        dnode[d] = t;
-        rix[d] = 0;
-        hd[d] = src;
     }
     __builtin_prefetch((const void *)v);
     if (w->ring_n == HP_SCC_RING) {
