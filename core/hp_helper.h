@@ -32,7 +32,13 @@ void hp_helper_forbid(void);
 /* Start fn(arg) on the helper thread: 0, or -1 when it could not be made
  * (the caller then does the work alone). At most one at a time. */
 int hp_helper_start(void (*fn)(void *), void *arg);
-/* Wait until the started fn has returned and its thread is gone. */
+/* Make the thread now, with no work yet, so that a piece given later
+ * (hp_helper_start, hp_helper_both) finds it running: 0, or -1 (then the
+ * first hp_helper_start makes it). */
+int hp_helper_warm(void);
+/* Whether a made thread waits for work. */
+int hp_helper_ready(void);
+/* Wait until the started fn has returned (the thread stays: hp_helper_end). */
 void hp_helper_join(void);
 /* fn(mine) on the calling thread and fn(theirs) on the helper at the same
  * time, or both on the calling thread when no helper can be had. */

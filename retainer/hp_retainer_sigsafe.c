@@ -288,6 +288,13 @@ static void traverse(uint64_t mark_ns, int rest)
      * object's scan: the object and what it reaches are scanned again). */
     use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC || hp_rt.cfg.dominators ||
                         (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc));
+    /* A traversal of this many records gives the helper work (the unseen
+     * pass, below, at least): made now, it is running by then (Note [A
+     * warm helper]). */
+    size_t nrec;
+    hp_rec *recs = hp_shadow_table(&nrec);
+    if (!rest && nrec >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO)
+        hp_helper_warm();
     hp_trace_set_merge(0);
     if (rest) {
         if (hp_trace_again(rest_visit) != 0) return;
@@ -300,8 +307,6 @@ static void traverse(uint64_t mark_ns, int rest)
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t entry = hp_tls.depth > 0 ? hp_tls.gc_entry_frame : 0;
     const hp_stack_entry *my_stack = hp_thread_stack_of(here);
-    size_t nrec;
-    hp_rec *recs = hp_shadow_table(&nrec);
     int incremental = hp_real.GC_is_incremental_mode && hp_real.GC_is_incremental_mode();
     int regs_done = 0;
     for (size_t i = 0; i < n; i++) {

@@ -576,6 +576,12 @@ static const hp_rec *rec_of(uint32_t n) { return n < nrecs ? &recs[n] : NULL; }
  *  - At the end the helper's edges are appended to the main walker's, the
  *    nodes it scanned moved to them, its injections and counts added, and
  *    its shared bits or-ed into the main walker's.
+ *  - When the traversal made the helper at its start (a table of 65,536
+ *    records or more: core/hp_helper_sigsafe.c, Note [A warm helper]),
+ *    it walks from the step's start; otherwise it joins once the main
+ *    walker has read HP_SCC_HELPER_WORDS words. Inkscape's export
+ *    (interleaved runs): 89.0 -> 86.5 ns a node over the traversal; ECL's
+ *    lists 73 -> 60; Guile's sort 44.6 -> 44.9 (noise).
  * A single walker (one CPU, a small heap, helper=no, or no helper to
  * be had) runs the same code, with no one to share with and no atomics. */
 
@@ -1036,7 +1042,9 @@ static void step0(void)
     ws.npool = 0;
     may_start = cfg != HP_HELPER_NO && !ops.dominators && hp_helper_available();
     w0->locked = 0;   /* (step 0's alone: the roots' words took it too) */
-    if (may_start && cfg == HP_HELPER_YES) start_helper();
+    /* (a helper made at the traversal's start walks from the start: Note
+     * [Two walkers]) */
+    if (may_start && (cfg == HP_HELPER_YES || hp_helper_ready())) start_helper();
     walk(w0);
     may_start = 0;
     int helped = nwalkers > 1;
