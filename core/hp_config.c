@@ -33,7 +33,7 @@ void hp_config_defaults(hp_config *c)
     c->ldv_burst = 1;
     c->ldv_syscalls = 1;
     c->checkpoint = 1;
-    c->ldv_budget = 0.1;
+    c->ldv_budget = 0.3;
     c->outputs = HP_OUTPUT_ALL;
 }
 

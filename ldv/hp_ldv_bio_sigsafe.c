@@ -510,7 +510,7 @@ void hp_ldv_warnings(hp_buf *b)
         hp_buf_fixed(b, (double)past / 1e9, 2);
         hp_buf_str(b, " s of the program's time, and pages were left open from then on "
                       "before their objects were seen used; a larger budget (budget=X: 0.5 s "
-                      "plus X times the program's time in fault handlers, default 0.1; "
+                      "plus X times the program's time in fault handlers, default 0.3; "
                       "heapprof --budget=X) or ldv=precise sees more, at more cost");
     } else if (hp_ldv.repeat) {
         hp_buf_str(b, "the policy left pages open after faults that found no new use, "

@@ -209,6 +209,26 @@ class Ldv(hptest.ProfileTest):
         self.assertLess(sum(s.get("LAG", 0) for s in page),
                         0.5 * sum(s.get("LAG", 0) for s in exact))
 
+    def test_the_long_lived_tree_at_the_bench_depth(self):
+        # Issue "ldv truthful by default": examples/trees.c at depth 18
+        # (the benches' depth) under the default policy. Its long-lived
+        # tree (2^19 - 1 nodes, 16 MB) is built first and walked once at
+        # the end: LAG until then (precise: 98% of all byte-seconds LAG).
+        # The walk comes after 3 s of young trees, whose walks right after
+        # a collection spend fault-handler time; with a budget of a tenth
+        # of the program's time the budget was spent before the walk ended
+        # and the tree showed as VOID (LAG 0-68% of the byte-seconds).
+        trees = os.path.join(hptest.BUILD, "examples", "trees")
+        r, hp, prof = self.profile([trees, "18"], heapprof="ldv")
+        secs = {}
+        for band in ("LAG", "DRAG", "VOID"):
+            m = re.search(r"^  %s byte-seconds ([\d.]+), uncertain" % band, prof, re.M)
+            self.assertIsNotNone(m, prof[-1500:])
+            secs[band] = float(m.group(1))
+        tree = (2 ** 19 - 1) * hptest.granted(24)
+        self.assertGreater(secs["LAG"], tree * 1.0, secs)   # (the run is over 2 s)
+        self.assertGreaterEqual(secs["LAG"] / sum(secs.values()), 0.9, secs)
+
     def test_bursts_keep_precise_exact(self):
         # ldv/hp_ldv_burst_sigsafe.c: after a fault, the next instructions
         # are emulated and their accesses to protected pages are uses. Under

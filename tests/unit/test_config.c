@@ -319,7 +319,7 @@ Test(config, ldv_policy)
     parse_bad("ldv,ldv=exact", "'ldv=exact'", "adaptive", "page", "precise", NULL);
     parse_bad("ldv,ldv=", "'ldv='", "adaptive", NULL);
     parse_bad("ldv,repeat=0", "'repeat=0'", "1 to 999999", NULL);
-    cr_assert(c.ldv_budget > 0.099 && c.ldv_budget < 0.101);   /* the default */
+    cr_assert(c.ldv_budget > 0.299 && c.ldv_budget < 0.301);   /* the default */
     c = parse_ok("ldv,budget=0");
     cr_assert_eq(c.ldv_budget, 0.0);
     c = parse_ok("ldv,budget=2.5");
