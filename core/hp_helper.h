@@ -18,6 +18,7 @@
  * queries (GC_base, GC_is_marked, GC_get_kind_and_size). */
 #ifndef HP_HELPER_H
 #define HP_HELPER_H
+#include <stddef.h>
 
 /* At start-up (normal context): map the helper's stack and count the
  * CPUs the process may run on. 0, or -1 (then no helper is ever run). */
@@ -43,6 +44,12 @@ void hp_helper_join(void);
 /* fn(mine) on the calling thread and fn(theirs) on the helper at the same
  * time, or both on the calling thread when no helper can be had. */
 void hp_helper_both(void (*fn)(void *), void *mine, void *theirs);
+/* fn(ctx, from, to, who) over [0, n), in chunks of `chunk` taken in turn
+ * by the calling thread (who 0) and the helper (who 1, when one can be
+ * had) from a shared counter (hp_helper_sigsafe.c, Note [Work in
+ * chunks]); returns when every chunk is done. */
+void hp_helper_chunks(void (*fn)(void *ctx, size_t from, size_t to, int who), void *ctx,
+                      size_t n, size_t chunk);
 /* The thread made by hp_helper_start waits for more work until this is
  * called, which ends it and waits until it is gone: called before the
  * world is restarted by whoever started work on it. */

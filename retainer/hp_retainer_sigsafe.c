@@ -244,15 +244,15 @@ static void traverse(uint64_t mark_ns, int rest);
  * takes half (it calls only GC_base and GC_is_marked, which read block
  * headers; the threshold: retainer/hp_trace_sigsafe.c, Note [Two
  * builders]). */
-typedef struct unseen_job { hp_rec *recs; size_t from, to; uint32_t word; } unseen_job;
+typedef struct unseen_job { hp_rec *recs; uint32_t word; hp_blocks blocks[2]; } unseen_job;
 #define HP_RET_HELPER_UNSEEN ((size_t)1 << 16)
+#define HP_RET_UNSEEN_CHUNK 8192   /* records (core/hp_helper.h, hp_helper_chunks) */
 
-static void unseen_range(void *arg)
+static void unseen_range(void *arg, size_t from, size_t to, int who)
 {
     unseen_job *j = arg;
-    hp_blocks blocks;
-    hp_blocks_init(&blocks);
-    for (size_t i = j->from; i < j->to; i++) {
+    hp_blocks *blocks = &j->blocks[who];
+    for (size_t i = from; i < to; i++) {
         hp_rec *r = &j->recs[i];
         if (hp_trace_valid(r->word, hp_ret_.parity)) continue;
         /* Freed by the program (GC_free, a moving GC_realloc): the record
@@ -262,7 +262,7 @@ static void unseen_range(void *arg)
          * when asked first): this test must come before the mark's. */
         if (hp_shadow_is_freed(r, i)) continue;
         /* GC_is_marked only where a block is in use (as the sweep). */
-        if (!hp_blocks_in_use(&blocks, r->base)) continue;
+        if (!hp_blocks_in_use(blocks, r->base)) continue;
         if (hp_real.GC_is_marked((void *)r->base)) r->word = j->word;
     }
 }
@@ -479,13 +479,13 @@ static void traverse(uint64_t mark_ns, int rest)
     uint32_t unseen_word = hp_ret_.parity | HP_TRACE_SET_BIT | hp_ret_.unseen_set |
                            (rest ? RET_IN_ROOTS : 0);
     size_t upto = nrec < hp_ret_.indexed ? nrec : hp_ret_.indexed;
-    unseen_job jobs[2] = {{recs, 0, upto, unseen_word}, {recs, upto, upto, unseen_word}};
-    if (upto >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO) {
-        jobs[0].to = jobs[1].from = upto / 2;
-        hp_helper_both(unseen_range, &jobs[0], &jobs[1]);
-    } else {
-        unseen_range(&jobs[0]);
-    }
+    unseen_job job = {recs, unseen_word, {{{0}, {0}}, {{0}, {0}}}};
+    hp_blocks_init(&job.blocks[0]);
+    hp_blocks_init(&job.blocks[1]);
+    if (upto >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO)
+        hp_helper_chunks(unseen_range, &job, upto, HP_RET_UNSEEN_CHUNK);
+    else
+        unseen_range(&job, 0, upto, 0);
     hp_ret_.traversed = 1;
     hp_helper_end();   /* (its end counted in the traversal's time) */
     uint64_t t1 = hp_mono_ns();

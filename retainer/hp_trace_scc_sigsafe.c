@@ -1406,11 +1406,13 @@ static int reduce_to_heads(uint64_t *visits)
 }
 
 /* Step 3 over the dense ids [from, to): each node's label, its set's
- * size summed into members. Nodes are written, never read, and each by
- * one job: the helper may take half (helper=, HP_SCC_HELPER_LABELS). */
-typedef struct label_job { uint32_t from, to; int reduced; uint64_t members; } label_job;
+ * size summed into members[who]. Nodes are written, never read, and each
+ * by one chunk: on a big heap the helper takes chunks too (helper=,
+ * HP_SCC_HELPER_LABELS). */
+typedef struct label_job { int reduced; uint64_t members[2]; } label_job;
+#define HP_SCC_LABEL_CHUNK 8192   /* dense ids (core/hp_helper.h, hp_helper_chunks) */
 
-static void label_range(void *arg)
+static void label_range(void *arg, size_t from, size_t to, int who)
 {
     label_job *j = arg;
     uint32_t parity = hp_trace_parity();
@@ -1418,10 +1420,10 @@ static void label_range(void *arg)
     /* (neighbours mostly share a set: a tree's nodes their head's) */
     uint32_t last_set = UINT32_MAX;
     uint64_t last_size = 0;
-    for (uint32_t d = j->from; d < j->to; d++) {
+    for (uint32_t d = (uint32_t)from; d < to; d++) {
         /* Nodes in discovery order: their records are written out of
          * order; ask for them ahead. */
-        if (d + 16 < j->to && dnode[d + 16] < nrecs) __builtin_prefetch(&recs[dnode[d + 16]], 1);
+        if (d + 16 < to && dnode[d + 16] < nrecs) __builtin_prefetch(&recs[dnode[d + 16]], 1);
         uint32_t h = j->reduced ? hd[d] : d;   /* (a tree node has its head's set) */
         if (!rix[h]) continue;
         uint32_t n = dnode[d];
@@ -1439,7 +1441,7 @@ static void label_range(void *arg)
             if (e) e->label = HP_TRACE_SET_BIT | label;
         }
     }
-    j->members = members;
+    j->members[who] += members;
 }
 
 hp_trace_stats hp_trace_scc_end(int *ok)
@@ -1483,15 +1485,13 @@ hp_trace_stats hp_trace_scc_end(int *ok)
             }
         }
     }
-    /* Labels: on a big heap, half of them by the helper. */
-    label_job jobs[2] = {{0, ndense, reduced, 0}, {ndense, ndense, reduced, 0}};
-    if (ndense >= HP_SCC_HELPER_LABELS && hp_rt.cfg.walk_helper != HP_HELPER_NO) {
-        jobs[0].to = jobs[1].from = ndense / 2;
-        hp_helper_both(label_range, &jobs[0], &jobs[1]);
-    } else {
-        label_range(&jobs[0]);
-    }
-    st.set_members += jobs[0].members + jobs[1].members;
+    /* Labels: on a big heap, the helper shares them. */
+    label_job job = {reduced, {0, 0}};
+    if (ndense >= HP_SCC_HELPER_LABELS && hp_rt.cfg.walk_helper != HP_HELPER_NO)
+        hp_helper_chunks(label_range, &job, ndense, HP_SCC_LABEL_CHUNK);
+    else
+        label_range(&job, 0, ndense, 0);
+    st.set_members += job.members[0] + job.members[1];
     st.untracked = wl.nnodes - (uint32_t)nrecs;
     if (ops.dominators) dominators();
     return st;
