@@ -443,10 +443,21 @@ static void traverse(uint64_t mark_ns, int rest)
      * them without pushing them through GC_push_all). */
     size_t nunc;
     const uint32_t *unc = hp_trace_uncollectables(&nunc);
-    for (size_t k = 0; k < nunc; k++) {
-        const hp_rec *u = &recs[unc[k]];
-        if (use_scc) hp_trace_scc_object(u->base, stack_set(1, u->ccs));
-        else root_object(u->base, uncoll_ident(u->ccs));
+    uint32_t *sets = use_scc ? hp_trace_uncollectable_sets() : NULL;
+    if (sets) {
+        /* (their sets first: then the walk resolves them, by two walkers
+         * on a big heap, hp_trace_scc_objects) */
+        for (size_t k = 0; k < nunc; k++) {
+            if (k + 8 < nunc) __builtin_prefetch(&recs[unc[k + 8]]);
+            sets[k] = stack_set(1, recs[unc[k]].ccs);
+        }
+        hp_trace_scc_objects(unc, sets, nunc);
+    } else {
+        for (size_t k = 0; k < nunc; k++) {
+            const hp_rec *u = &recs[unc[k]];
+            if (use_scc) hp_trace_scc_object(u->base, stack_set(1, u->ccs));
+            else root_object(u->base, uncoll_ident(u->ccs));
+        }
     }
     if (use_scc) {
         int ok;

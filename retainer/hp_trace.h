@@ -66,6 +66,9 @@ int hp_trace_begin(hp_trace_visit_fn visit);
  * indexes, *n of them (found in its pass over the records, so that a
  * client need not make another). */
 const uint32_t *hp_trace_uncollectables(size_t *n);
+/* Room for a number for each of them (their retainer sets, for
+ * hp_trace_scc_objects), or NULL when out of memory. */
+uint32_t *hp_trace_uncollectable_sets(void);
 /* Traversals begun so far, and how many of them found pages by page
  * number (hp_trace_index.h, Note [The page map]) rather than hashed. */
 uint64_t hp_trace_begun(void);
@@ -134,6 +137,9 @@ typedef struct hp_trace_scc_ops {
 int hp_trace_scc_begin(const hp_trace_scc_ops *ops);
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set);
 void hp_trace_scc_object(uintptr_t base, uint32_t set);
+/* Records rec[0..n) (indexes into the table), each an object root with
+ * set[k] (hp_trace_scc_sigsafe.c, Note [Roots by two walkers]). */
+void hp_trace_scc_objects(const uint32_t *rec, const uint32_t *set, size_t n);
 /* Labels every object reached; *ok is 0 when out of memory (labels then
  * stay invalid: not reached). */
 hp_trace_stats hp_trace_scc_end(int *ok);

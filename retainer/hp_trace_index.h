@@ -49,7 +49,7 @@ struct hp_tentry {
 };
 
 typedef struct hp_trace_index {
-    hp_vec page_vec, slot_vec, uncoll_vec, uncoll2_vec, pmap_vec;
+    hp_vec page_vec, slot_vec, uncoll_vec, uncoll2_vec, uncoll_set_vec, pmap_vec;
     uint32_t *uncoll;                /* hp_trace_uncollectables */
     size_t nuncoll;
     hp_page *pages;

@@ -13,6 +13,7 @@ int hp_trace_init(void)
     if (hp_vec_reserve(&hp_trace_ix_.page_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.uncoll_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.uncoll2_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_trace_ix_.uncoll_set_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.pmap_vec, (size_t)1 << 35) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.slot_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&hp_trace_ix_.index_vec[0], (size_t)1 << 36) != 0 ||

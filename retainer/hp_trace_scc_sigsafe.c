@@ -248,8 +248,6 @@ typedef struct rword {
     uint32_t set;
     int interior;
 } rword;
-static rword rring[HP_SCC_RRING];
-static unsigned rring_head, rring_n;
 
 /* Room for `count` of `type` in `vec`, `ptr` its base: 0, or -1 (and the
  * walk failed) when out of memory. Asked at every push and edge: what is
@@ -351,6 +349,9 @@ typedef struct __attribute__((aligned(64))) walker {
     uint64_t refinds;           /* edges to a node found before */
     uint64_t nnone;             /* edges that point at nothing after all */
     uint64_t locked;            /* times it took wlock (or would have, alone) */
+    /* Root words waiting for their index slot (resolve_root). */
+    rword rring[HP_SCC_RRING];
+    unsigned rring_head, rring_n;
     hp_trace_stats st;
     /* (last: kept from walk to walk, what it holds never changing)
      * ops.retainer_key -> ops.retainer_set, direct-mapped (key + 1; 0:
@@ -429,7 +430,6 @@ int hp_trace_scc_begin(const hp_trace_scc_ops *o)
         w->last_key = 0;
     }
     nwalkers = 1;
-    rring_head = rring_n = 0;
     wl.next_block = 0;
     seen_words = 0;
     if (node_room(wl.nnodes + 1) != 0 || seen_room(wl.nnodes + 1) != 0 || dense_room(1024) != 0)
@@ -927,6 +927,7 @@ static void share(walker *w)
 }
 
 static void start_helper(void);
+static int helper_from_start(void);
 
 /* Scan until nothing waits: the stack first, then the ring's oldest. */
 static void scan_all(walker *w)
@@ -1044,12 +1045,18 @@ static void step0(void)
     w0->locked = 0;   /* (step 0's alone: the roots' words took it too) */
     /* (a helper made at the traversal's start walks from the start: Note
      * [Two walkers]) */
-    if (may_start && (cfg == HP_HELPER_YES || hp_helper_ready())) start_helper();
+    if (may_start && helper_from_start()) start_helper();
     walk(w0);
     may_start = 0;
     int helped = nwalkers > 1;
     if (helped) hp_helper_join();
     nwalkers = 1;
+    if (!helped && (w1->ring_n || w1->nscanq || w1->wring_n)) {
+        /* (roots the helper resolved, Note [Roots by two walkers], and no
+         * helper now: it could not be had again) */
+        walk(w1);
+        helped = 1;
+    }
     holes(w0->next, w0->block_end);
     holes(w1->next, w1->block_end);
     w0->next = w0->block_end = w1->next = w1->block_end = 0;
@@ -1182,9 +1189,9 @@ static void dfs(uint32_t start)
 
 static void resolve_root(walker *w)
 {
-    rword r = rring[rring_head];
-    rring_head = (rring_head + 1) % HP_SCC_RRING;
-    rring_n--;
+    rword r = w->rring[w->rring_head];
+    w->rring_head = (w->rring_head + 1) % HP_SCC_RRING;
+    w->rring_n--;
     hp_slot *s;
     uint32_t t = node_on(w, r.page, r.v, r.interior, &s);
     if (t == HP_NO_RECORD) return;
@@ -1198,9 +1205,9 @@ static void root_word(walker *w, uintptr_t v, int interior, uint32_t set)
 {
     if (!hp_trace_in_heap(v) || hp_trace_known_outside(v)) return;
     const hp_page *pg = hp_trace_prefetch_slot_c(v, &w->last_page);
-    if (rring_n == HP_SCC_RRING) resolve_root(w);
-    rring[(rring_head + rring_n) % HP_SCC_RRING] = (rword){v, pg, set, interior};
-    rring_n++;
+    if (w->rring_n == HP_SCC_RRING) resolve_root(w);
+    w->rring[(w->rring_head + w->rring_n) % HP_SCC_RRING] = (rword){v, pg, set, interior};
+    w->rring_n++;
 }
 
 void hp_trace_scc_range(uintptr_t lo, uintptr_t hi, int interior, uint32_t set)
@@ -1221,6 +1228,56 @@ uint32_t hp_trace_scc_record_of(uint32_t word)
 void hp_trace_scc_object(uintptr_t base, uint32_t set)
 {
     if (!failed) root_word(&walkers[0], base, 0, set);
+}
+
+/* Note [Roots by two walkers]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Inkscape's 60,000 uncollectable containers are roots of their own, each
+ * resolved through the index as a root word is (16 ns apiece: 0.9 ms of
+ * its largest census, the main walker alone, with the helper made and
+ * waiting). When the helper is there for step 0 (its conditions, with it
+ * made at the traversal's start), the records are resolved by both
+ * walkers, in chunks (core/hp_helper.h, hp_helper_chunks), each into its
+ * own root ring, injections and pipeline, as step 0 has them: claims are
+ * atomic from then on (nwalkers 2). What the helper found waits in its
+ * ring and scan stack until step 0, where it walks from its start. The
+ * sets are the caller's, worked out before (their interning is not
+ * shared). */
+typedef struct objects_job { const uint32_t *rec; const uint32_t *set; } objects_job;
+#define HP_SCC_OBJECTS_CHUNK 4096
+#define HP_SCC_HELPER_OBJECTS ((size_t)1 << 13)
+
+static void objects_range(void *arg, size_t from, size_t to, int who)
+{
+    const objects_job *j = arg;
+    walker *w = &walkers[who];
+    for (size_t k = from; k < to && !is_failed(); k++) {
+        if (k + 8 < to) __builtin_prefetch(&recs[j->rec[k + 8]]);
+        root_word(w, recs[j->rec[k]].base, 0, j->set[k]);
+    }
+    while (w->rring_n && !is_failed()) resolve_root(w);
+}
+
+/* Will step 0 have the helper from its start? (step0: helper=yes, or a
+ * helper made at the traversal's start and waiting.) */
+static int helper_from_start(void)
+{
+    int cfg = hp_rt.cfg.walk_helper;
+    return cfg != HP_HELPER_NO && !ops.dominators && hp_helper_available() &&
+           (cfg == HP_HELPER_YES || hp_helper_ready());
+}
+
+void hp_trace_scc_objects(const uint32_t *rec, const uint32_t *set, size_t n)
+{
+    if (failed) return;
+    objects_job job = {rec, set};
+    if (n >= HP_SCC_HELPER_OBJECTS && helper_from_start()) {
+        nwalkers = 2;
+        hp_helper_chunks(objects_range, &job, n, HP_SCC_OBJECTS_CHUNK);
+        nwalkers = 1;
+    } else {
+        objects_range(&job, 0, n, 0);
+    }
 }
 
 /* ---- The dominator tree of the components (Cooper, Harvey and Kennedy's
@@ -1447,7 +1504,7 @@ static void label_range(void *arg, size_t from, size_t to, int who)
 hp_trace_stats hp_trace_scc_end(int *ok)
 {
     /* Every root target and retainer target (injections), in turn. */
-    while (rring_n && !failed) resolve_root(&walkers[0]);
+    while (walkers[0].rring_n && !failed) resolve_root(&walkers[0]);
     step0();
     uint64_t visits = 0;
     int reduced = !failed && !ops.dominators && reduce_to_heads(&visits);

@@ -67,6 +67,13 @@ const uint32_t *hp_trace_uncollectables(size_t *n)
     return hp_trace_ix_.uncoll;
 }
 
+uint32_t *hp_trace_uncollectable_sets(void)
+{
+    size_t bytes = (hp_trace_ix_.nuncoll + 1) * sizeof(uint32_t);
+    if (hp_vec_ensure(&hp_trace_ix_.uncoll_set_vec, bytes) != 0) return NULL;
+    return (uint32_t *)hp_trace_ix_.uncoll_set_vec.base;
+}
+
 int hp_trace_plausible(uintptr_t v) { return hp_trace_in_heap(v); }
 
 void hp_trace_set_merge(int on) { merge = on; }

@@ -2,8 +2,11 @@
  * must give the same sets census by census (walk=depth, walk=components;
  * test_retainer.test_walks_agree_on_random_graphs). PHASES phases, each a
  * graph of N nodes kept over COLLECTIONS collections, reached from six
- * static variables and from three uncollectable holders (retainers, as
- * C++ containers made with gc_cpp are), then dropped:
+ * static variables, from three uncollectable holders (retainers, as
+ * C++ containers made with gc_cpp are) and from 12,000 small ones made at
+ * another site (enough for both walkers to resolve them:
+ * retainer/hp_trace_scc_sigsafe.c, Note [Roots by two walkers]), then
+ * dropped:
  *  - tree: every node referenced by one parent, plus a few extra
  *    references (1%) and back references (0.5%, cycles): most nodes are
  *    reached through one reference, which the component walk folds onto
@@ -29,6 +32,9 @@
 
 typedef struct node { struct node *e[3]; char *leaf; } node;
 typedef struct holder { node *p[4]; } holder;
+typedef struct small_holder { node *p; } small_holder;
+#define SMALL_HOLDERS 12000
+static small_holder *smalls[SMALL_HOLDERS];   /* (pointers to uncollectables: no root needed) */
 
 static node *g_var0, *g_var1, *g_var2, *g_var3, *g_var4, *g_var5;
 static node **const vars[6] = {&g_var0, &g_var1, &g_var2, &g_var3, &g_var4, &g_var5};
@@ -108,6 +114,10 @@ int main(int argc, char **argv)
             h[k] = GC_MALLOC_UNCOLLECTABLE(sizeof(holder));
             for (int j = 0; j < 4; j++) h[k]->p[j] = nodes[pick(N)];
         }
+        for (int k = 0; k < SMALL_HOLDERS; k++) {
+            smalls[k] = GC_MALLOC_UNCOLLECTABLE(sizeof(small_holder));
+            smalls[k]->p = pick(4) ? nodes[pick(N)] : NULL;
+        }
         memset(nodes, 0, N * sizeof *nodes);
         for (int c = 0; c < COLLECTIONS; c++) {
             scrub_stack();
@@ -115,6 +125,7 @@ int main(int argc, char **argv)
         }
         for (int v = 0; v < 6; v++) *vars[v] = NULL;
         for (int k = 0; k < 3; k++) GC_FREE(h[k]);
+        for (int k = 0; k < SMALL_HOLDERS; k++) GC_FREE(smalls[k]);
     }
     scrub_stack();
     GC_gcollect();
