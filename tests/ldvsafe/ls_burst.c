@@ -9,6 +9,10 @@
  *   - dispatches through a table of function pointers and a switch;
  *   - writes, inside a walk, to a heap page it made read-only itself (its
  *     own handler must see each write, at the instruction that made it);
+ *   - below the faulting frame, stores an XMM register's value, loads that
+ *     register from a protected object, then runs an instruction the
+ *     emulator declines: the burst goes back to its last safe point, XMM
+ *     registers too, and the CPU stores the register's first value;
  * and prints what it computed. Each works on objects of its own, which
  * the round's collection has just protected, so that each starts with a
  * fault and a burst (the .prof must show bursts). Built -O2, so the code
@@ -62,6 +66,33 @@ static __attribute__((noinline)) long dispatch(node *n, int i)
     }
 }
 
+static pair xmm_seen;   /* what the XMM case stored */
+static pair *xq;        /* (kept: the XMM case's page's second object) */
+
+/* The XMM case: xmm5 = k; a read of *p (the fault: the burst starts
+ * here), a call (below the fault's frame: no safe point), a store of
+ * xmm5, a load of xmm5 from *p, rdtsc (declined), a return. */
+static __attribute__((noinline)) void xmm_case(const pair *p, long k)
+{
+    pair seen;   /* (on the stack: a burst writes the stack even while other threads run) */
+    __asm__ volatile("sub $128, %%rsp\n\t"     /* (the call must not land in a red zone) */
+                     "movq %[k], %%xmm5\n\t"
+                     "mov (%[p]), %%rax\n\t"
+                     "call 1f\n\t"
+                     "jmp 2f\n"
+                     "1:\n\t"
+                     "movdqu %%xmm5, (%[out])\n\t"
+                     "movdqu (%[p]), %%xmm5\n\t"
+                     "rdtsc\n\t"
+                     "ret\n"
+                     "2:\n\t"
+                     "add $128, %%rsp"
+                     :
+                     : [p] "r"(p), [k] "r"(k), [out] "r"(&seen)
+                     : "rax", "rdx", "xmm5", "memory", "cc");
+    xmm_seen = seen;
+}
+
 static unsigned char *ro;             /* a heap page the program made read-only */
 static volatile int ro_writes;
 
@@ -91,6 +122,13 @@ int main(void)
     node *t = make(1, 12), *tb = make(5, 5), *tc = make(9, 8), *td = make(3, 8);
     pair *pairs = GC_MALLOC(512 * sizeof(pair));
     for (int i = 0; i < 512; i++) pairs[i].a = i, pairs[i].b = -i;
+    /* (A size of its own, and a second object on its page, never read: a
+     * page whose objects are all used is opened at its first fault, and
+     * then no burst follows.) */
+    pair *xp = GC_MALLOC(200);
+    xq = GC_MALLOC(200);
+    xp->a = 1111, xp->b = 2222;
+    xq->a = 3333;
     unsigned char *raw = GC_MALLOC_ATOMIC(3 * 4096);
     ro = (unsigned char *)(((uintptr_t)raw + 4095) & ~(uintptr_t)4095);
     struct sigaction sa;
@@ -98,9 +136,14 @@ int main(void)
     sa.sa_sigaction = on_segv;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigaction(SIGSEGV, &sa, NULL);
+    if (((uintptr_t)xp ^ (uintptr_t)xq) >> 12) {
+        printf("ls_burst: the XMM case's objects are on two pages\n");
+        return 1;
+    }
     for (int round = 0; round < 4; round++) {
         mprotect(ro, 4096, PROT_READ);
         GC_gcollect();   /* under ldv: every object's page is protected now */
+        xmm_case(xp, 777 + round);
         long s = walk(t);
         long local[12];
         fill(tb, local, 12);
@@ -123,9 +166,10 @@ int main(void)
         long rs = 0;
         for (int i = 0; i < 4096; i++) rs = rs * 3 + ro[i];
         printf("round %d: walk %ld, root visits %ld, leaf visits %ld, stack %ld, "
-               "pairs %ld %ld, dispatch %ld, read-only writes %d, marks %ld, sum %ld\n",
+               "pairs %ld %ld, dispatch %ld, read-only writes %d, marks %ld, sum %ld, "
+               "xmm %ld\n",
                round, s, t->visits, t->l->l->l->l->visits, ls, pairs[0].a, pairs[511].b, ds,
-               ro_writes, ms, rs);
+               ro_writes, ms, rs, xmm_seen.a);
     }
     return 0;
 }
