@@ -161,7 +161,8 @@ static void use(burst *b, uintptr_t a, int is_write)
     int u = e ? hp_ldv_use(e, is_write) : 0;
     if (u > 0) b->uses++;
     /* (as the fault that would have found it: hp_ldv_trap_sigsafe.c) */
-    if (u == 2 && b->credit) hp_ldv_fruitful(a, hp_ldv_find_run(a));
+    if (b->credit && (u == 2 || (u == 1 && is_write)))
+        hp_ldv_fruitful(a, hp_ldv_find_run(a), u == 2 ? HP_LDV_CREDIT : HP_LDV_CREDIT_YOUNG);
 }
 
 /* Write back what the burst wrote to copy `slot`: one system call (or,

@@ -249,11 +249,15 @@ void hp_ldv_reprotect_page(uintptr_t page);
  * when the page should now stay open for the rest of the period. `rich`:
  * within the budget for exact re-arming (credit from new uses counts). */
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
-/* A fault on the page found the first use this period of an object that
- * has survived two or more collections: HP_LDV_CREDIT more fruitless
- * faults before the page stays open. */
-void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run);
+/* A fault on the page found the first use this period of an object:
+ * `credit` more fruitless faults before the page stays open --
+ * HP_LDV_CREDIT for an object that has survived two or more collections,
+ * HP_LDV_CREDIT_YOUNG for the first write to one born the period before
+ * (a node whose second field is written after its first: see
+ * doc/semantics.md, Re-arming); a young object's read earns nothing. */
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit);
 #define HP_LDV_CREDIT 4
+#define HP_LDV_CREDIT_YOUNG 1
 
 /* hp_ldv_emul_sigsafe.c: perform the faulting instruction at g[REG_RIP]
  * when it is one the interpreter knows (hp_ldv_x86.h) and every access it

@@ -305,8 +305,9 @@ int hp_ldv_give_way(void)
 }
 
 /* The page's balance this period: +1 per fault that found no new use,
- * -HP_LDV_CREDIT per fault that found the first use of an object that
- * has survived two collections (floor -30000: a page of 256
+ * minus the credit of each fault that found a first use
+ * (hp_ldv_fruitful: HP_LDV_CREDIT for an object that has survived two
+ * collections, HP_LDV_CREDIT_YOUNG for a young one's first write; floor -30000: a page of 256
  * objects can bank every one's credit); the page stays open for the
  * period once it reaches `repeat` (capped at 30000). */
 static _Atomic int16_t *balance_of(uintptr_t addr, const hp_ldv_run *run)
@@ -331,10 +332,10 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     return n >= lim;
 }
 
-void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run)
+void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)
 {
     _Atomic int16_t *w = balance_of(addr, run);
-    int n = atomic_load_explicit(w, memory_order_relaxed) - HP_LDV_CREDIT;
+    int n = atomic_load_explicit(w, memory_order_relaxed) - credit;
     atomic_store_explicit(w, (int16_t)(n < -30000 ? -30000 : n), memory_order_relaxed);
 }
 

@@ -261,12 +261,15 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
     if (step && hp_ldv.repeat) {
         /* Adaptive: within the budget, the first use found this period of
          * an object that has survived two collections pays for
-         * HP_LDV_CREDIT faults that find nothing; past it, `repeat`
-         * fruitless faults in the period leave the page open. */
+         * HP_LDV_CREDIT faults that find nothing, a young object's first
+         * write for HP_LDV_CREDIT_YOUNG (hp_ldv_internal.h); past it,
+         * `repeat` fruitless faults in the period leave the page open. */
         int rich = within_budget();
         credit = rich;
         if (fresh) {
-            if (fresh == 2 && rich) hp_ldv_fruitful(addr, run);
+            int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+            if (rich && (fresh == 2 || write))
+                hp_ldv_fruitful(addr, run, fresh == 2 ? HP_LDV_CREDIT : HP_LDV_CREDIT_YOUNG);
         } else if (hp_ldv_fruitless(addr, run, rich)) {
             step = 0;
             wide = !rich;

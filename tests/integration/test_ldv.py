@@ -209,6 +209,48 @@ class Ldv(hptest.ProfileTest):
         self.assertLess(sum(s.get("LAG", 0) for s in page),
                         0.5 * sum(s.get("LAG", 0) for s in exact))
 
+    def test_default_policy_matches_precise_on_trees(self):
+        # Issue "ldv truthful by default": examples/trees.c at depth 14 (a
+        # depth of the guide), a census at every collection: the default
+        # policy puts at least 95% of each band's byte-censuses in that
+        # band, as precise mode does, census by census. Its USE band is
+        # the upper nodes of the long-lived tree, each written (its right
+        # child) after its left subtree was built across a collection;
+        # before young objects' first writes earned a fault of credit, the
+        # second write found the page's credit spent and left it open,
+        # and 19 of 45 such nodes stayed LAG (USE 57.8%).
+        # Precise mode itself is not the same from run to run here (one
+        # run in eight moves a young tree between VOID and LAG: 4% of the
+        # small VOID band): the default must match one of two of its runs.
+        trees = os.path.join(hptest.BUILD, "examples", "trees")
+
+        def bands(policy):
+            r, hp, prof = self.profile([trees, "14"], heapprof="ldv,interval=0,ldv=" + policy)
+            return [smp for _, smp in hp.samples[1:-1]]
+
+        def shares(got, exact):
+            out = {}
+            for band in BANDS:
+                want = sum(smp.get(band, 0) for smp in exact)
+                if want:
+                    out[band] = sum(min(a.get(band, 0), b.get(band, 0))
+                                    for a, b in zip(got, exact)) / want
+            return out
+
+        got = bands("adaptive")
+        tried = []
+        for attempt in range(4):
+            exact = bands("precise")
+            if len(exact) != len(got):   # (another number of collections)
+                got = bands("adaptive")
+                continue
+            self.assertGreater(sum(smp.get("USE", 0) for smp in exact), 0)
+            tried.append(shares(got, exact))
+            if min(tried[-1].values()) >= 0.95 or len(tried) == 2:
+                break
+        self.assertTrue(tried)
+        self.assertTrue(any(min(t.values()) >= 0.95 for t in tried), tried)
+
     def test_the_long_lived_tree_at_the_bench_depth(self):
         # Issue "ldv truthful by default": examples/trees.c at depth 18
         # (the benches' depth) under the default policy. Its long-lived
