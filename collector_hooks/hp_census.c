@@ -244,6 +244,8 @@ int hp_census_refuse_incremental(void)
 
 double hp_census_last_time(void) { return hp_cf.last_census_time; }
 
+uint64_t hp_census_collections(void) { return __atomic_load_n(&hp_cf.collections, __ATOMIC_RELAXED); }
+
 void hp_census_postfork_child(void)
 {
     hp_output_postfork_child();

@@ -53,6 +53,8 @@ void hp_census_note_free(uintptr_t base);
 void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req);
 /* Seconds (profile clock) of the last census, or 0. */
 double hp_census_last_time(void);
+/* Collections seen so far. */
+uint64_t hp_census_collections(void);
 /* Finish the files: closing sample, .prof, and the line on stderr.
  * `from_signal`: called from a SIGINT/SIGTERM handler (async-signal-safe
  * path; skips output if a census is being written). */

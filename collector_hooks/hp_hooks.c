@@ -182,6 +182,22 @@ static void forced_collection(void)
     atomic_store(&forcing, 0);
 }
 
+/* window= (mode ldv): a collection now, taken by a thread just out of an
+ * allocation (no libgc lock held); its protect pass watches what was made
+ * since the last (doc/options.md, window=). Its time is the profiler's. */
+void hp_hooks_window(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&forcing, &expect, 1)) return;
+    uint64_t t0 = hp_mono_ns(), ex0 = hp_rt_excluded();
+    uint64_t before = hp_census_collections();
+    hp_real.GC_gcollect();
+    if (hp_census_collections() != before)   /* (not declined) */
+        atomic_fetch_add(&hp_rt.window_collections, 1);
+    exclude_since(t0, ex0);
+    atomic_store(&forcing, 0);
+}
+
 void hp_hooks_clock_check(hp_thread *t)
 {
     double interval = hp_rt.cfg.interval;

@@ -12,6 +12,8 @@ void hp_hooks_install(void);
 /* Allocation path, outermost call, when the thread's countdown reaches 0:
  * read the clock and force a collection when a census is overdue. */
 void hp_hooks_clock_check(hp_thread *t);
+/* window=: a collection now (the allocation path, outside the collector). */
+void hp_hooks_window(void);
 /* The program gave the collector code of its own to run at collections (a
  * start callback, mark procedures, a push_other_roots procedure, a
  * disclaim procedure): `ret` is the return address of the call that gave

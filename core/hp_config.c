@@ -15,7 +15,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, helper=auto|yes|no, dominators=yes|no, stacks=yes|no, " \
     "sample=BYTES, seed=N, " \
-    "ldv=adaptive|page|precise, repeat=N, burst=on|off, budget=X, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
+    "ldv=adaptive|page|precise, repeat=N, burst=on|off, budget=X, window=BYTES, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -123,7 +123,11 @@ const char *hp_config_help(void)
 "              emulating the program's next instructions while they reach\n"
 "              protected pages, so one fault sees several uses (default on)\n"
 "  budget=X    ldv=adaptive: fault-handler time for exact re-arming, 0.5 s\n"
-"              plus X times the program's own time (default 0.1; 0: off)\n"
+"              plus X times the program's own time (default 0.3; 0: off)\n"
+"  window=B    mode ldv: a collection after every B bytes allocated, so that\n"
+"              reads of an object soon after it is made are watched (at most\n"
+"              B bytes of allocation unwatched); slow, for measuring how much\n"
+"              of VOID is objects read only in the period they were made\n"
 "  syscalls=S  mode ldv: how system calls given a buffer on a protected page\n"
 "              are seen: dispatch (default: every call, by syscall user\n"
 "              dispatch, Linux 5.11+) or wrappers (only the C library calls\n"
@@ -445,6 +449,12 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': budget takes a multiple of the "
                         "program's own time such as 1 or 0.5, from 0 to 1000", s, n);
+            } else if (key_is(s, klen, "window")) {
+                if (parse_bytes(v, vlen, &c->ldv_window) != 0 || c->ldv_window == 0 ||
+                    c->ldv_window > ((uint64_t)1 << 40))
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': window takes the bytes allocated "
+                        "between collections, such as 65536 or 64K (1 to 1T)", s, n);
             } else if (key_is(s, klen, "checkpoint")) {
                 if (key_is(v, vlen, "off")) c->checkpoint = -1;
                 else if (parse_seconds(v, vlen, &c->checkpoint) != 0)
@@ -510,6 +520,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
             return set_err(err, errlen,
                 "HEAPPROF option '%s' cannot be used with rset=, report= or stacks=no "
                 "(rset= and report= need every object; stacks=no records none)", "sample=", 7);
+        if (c->ldv_window && c->mode != HP_MODE_LDV)
+            return set_err(err, errlen,
+                "HEAPPROF option '%s' needs mode ldv (it narrows the unwatched time after "
+                "an object is made, which only the biographical profile watches)",
+                "window=", 7);
         if (c->no_stacks && c->mode != HP_MODE_KIND)
             return set_err(err, errlen,
                 "HEAPPROF option '%s' needs mode kind (the only profile that needs no "

@@ -45,6 +45,8 @@ typedef struct hp_config {
                              reached (burst=on, default; off) */
     int ldv_repeat;       /* ldv=adaptive: faults that find nothing new before a
                              page stays open for the rest of the period */
+    uint64_t ldv_window;  /* window=BYTES (ldv): a collection after every BYTES
+                             allocated by a thread (0: none) */
     double ldv_budget;    /* ldv=adaptive: profiler time allowed for exact
                              re-arming, a multiple of the program's own time
                              (past the first second) */

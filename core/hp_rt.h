@@ -25,6 +25,7 @@ typedef struct hp_runtime {
      * but none was forced because forced ones had cost their share of the
      * run (the default interval only). */
     _Atomic uint64_t forced_collections, forced_ns, forced_declined;
+    _Atomic uint64_t window_collections;   /* window= (collector_hooks/hp_hooks.c) */
     /* Bumped whenever a heap block may come to hold objects of another
      * kind or size: at every collection event (a block is freed only by a
      * sweep after a collection) and every explicit free or reallocation (a

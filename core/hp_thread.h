@@ -27,6 +27,7 @@ typedef struct hp_thread {
     uintptr_t gc_entry_regs[6]; /* callee-saved registers at that point (the program's,
                                    or saved above gc_entry_frame) */
     int64_t sample_left;     /* sample=: bytes until the next sample */
+    int64_t window_left;     /* window=: bytes until the next collection */
     uint64_t sample_state;   /* sample=: the thread's generator (0: not started) */
     uint32_t sample_count;   /* sample=: the weight of the object being recorded */
     /* The kind and granted size of the objects on page kc_page, as libgc

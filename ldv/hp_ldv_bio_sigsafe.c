@@ -592,6 +592,14 @@ void hp_ldv_write_prof(int fd)
     }
     line_u64("  censuses", ncensus);
     line_u64("  protect passes", hp_ldv.passes);
+    if (hp_rt.cfg.ldv_window) {
+        /* (window=: reads soon after an object is made are watched) */
+        hp_buf_str(&out, "  window collections        ");
+        hp_buf_u64(&out, atomic_load(&hp_rt.window_collections));
+        hp_buf_str(&out, " (window=");
+        hp_buf_u64(&out, hp_rt.cfg.ldv_window);
+        hp_buf_str(&out, ": one after every window's bytes allocated by a thread)\n");
+    }
     line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);
     line_u64("  protect (ms)", hp_ldv.protect_ns / 1000000);
     line_u64("  open at collections (ms)", hp_ldv.open_ns / 1000000);

@@ -251,6 +251,43 @@ class Ldv(hptest.ProfileTest):
         self.assertTrue(tried)
         self.assertTrue(any(min(t.values()) >= 0.95 for t in tried), tried)
 
+    def test_window_watches_reads_soon_after_making(self):
+        # Issue "ldv truthful by default" (reads in an object's creation
+        # period): tests/progs/ldv_window.c reads each of 3,000 objects once,
+        # 200 objects (16,000 bytes of allocation) after making it, and
+        # keeps them all; its only census is at exit. Every read falls in
+        # its object's creation period, before any collection: unwatched,
+        # so all 240,000 bytes are VOID at exit. With window=4K a collection
+        # comes after every 4 KB allocated, and its protect pass watches
+        # what was made before it: the reads are seen, the objects DRAG
+        # (but the last ones, read after the last collection: at most
+        # 4 KB's worth asked for, 64 objects). The program's output is the
+        # same.
+        want = 3000 * hptest.granted(64)
+        plain = hptest.run(self, [hptest.prog("ldv_window")], preload=False)
+        for policy in ("precise", "adaptive"):
+            with self.subTest(policy=policy):
+                runs = {}
+                for window in ("", ",window=4K"):
+                    r, hp, prof = self.profile(
+                        "ldv_window", heapprof="ldv,interval=10,ldv=" + policy + window)
+                    self.assertEqual(r.stdout, plain.stdout)
+                    last = [smp for _, smp in hp.samples if smp][-1]
+                    runs[window] = (last, prof)
+                last, prof = runs[""]
+                self.assertEqual(last, {"VOID": want}, last)
+                self.assertNotIn("window collections", prof)
+                last, prof = runs[",window=4K"]
+                self.assertEqual(sum(last.values()), want, last)
+                # (the window counts bytes asked for: 64 objects of 64)
+                tail = (4096 // 64 + 1) * hptest.granted(64)
+                self.assertLessEqual(last.get("VOID", 0), tail, last)
+                self.assertGreaterEqual(last.get("DRAG", 0), want - tail, last)
+                m = re.search(r"^  window collections +(\d+) \(window=4096", prof, re.M)
+                self.assertIsNotNone(m, prof[-2000:])
+                # (3,000 objects asking 64 bytes each)
+                self.assertGreaterEqual(int(m.group(1)), 3000 * 64 // 4096 - 1)
+
     def test_the_long_lived_tree_at_the_bench_depth(self):
         # Issue "ldv truthful by default": examples/trees.c at depth 18
         # (the benches' depth) under the default policy. Its long-lived

@@ -326,6 +326,13 @@ Test(config, ldv_policy)
     cr_assert(c.ldv_budget > 2.49 && c.ldv_budget < 2.51);
     parse_bad("ldv,budget=x", "'budget=x'", "multiple of the program's own time", NULL);
     parse_bad("ldv,budget=2000", "'budget=2000'", "from 0 to 1000", NULL);
+    /* window=: mode ldv, bytes between its collections. */
+    cr_assert_eq(c.ldv_window, 0);   /* (the default: none) */
+    c = parse_ok("ldv,window=64K");
+    cr_assert_eq(c.ldv_window, 65536);
+    parse_bad("ldv,window=0", "'window=0'", "65536 or 64K", NULL);
+    parse_bad("ldv,window=x", "'window=x'", "bytes allocated between collections", NULL);
+    parse_bad("retainer,window=4K", "'window='", "needs mode ldv", NULL);
     /* stacks=no: mode kind only, no filters, no other files. */
     c = parse_ok("kind,stacks=no");
     cr_assert_eq(c.no_stacks, 1);
