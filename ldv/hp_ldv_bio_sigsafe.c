@@ -599,6 +599,11 @@ void hp_ldv_write_prof(int fd)
         hp_buf_str(&out, " (window=");
         hp_buf_u64(&out, hp_rt.cfg.ldv_window);
         hp_buf_str(&out, ": one after every window's bytes allocated by a thread)\n");
+    } else {
+        hp_buf_str(&out, "  (not watched: reads of an object between its making and the next "
+                         "collection; an object read only then is VOID here, DRAG in truth. "
+                         "window=BYTES watches them, at a cost, to measure how much of VOID "
+                         "that is: doc/options.md)\n");
     }
     line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);
     line_u64("  protect (ms)", hp_ldv.protect_ns / 1000000);

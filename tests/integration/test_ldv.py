@@ -277,12 +277,16 @@ class Ldv(hptest.ProfileTest):
                 last, prof = runs[""]
                 self.assertEqual(last, {"VOID": want}, last)
                 self.assertNotIn("window collections", prof)
+                # (and the .prof says what is not watched, and how to measure it)
+                self.assertIn("(not watched: reads of an object between its making and the "
+                              "next collection", prof)
                 last, prof = runs[",window=4K"]
                 self.assertEqual(sum(last.values()), want, last)
                 # (the window counts bytes asked for: 64 objects of 64)
                 tail = (4096 // 64 + 1) * hptest.granted(64)
                 self.assertLessEqual(last.get("VOID", 0), tail, last)
                 self.assertGreaterEqual(last.get("DRAG", 0), want - tail, last)
+                self.assertNotIn("(not watched:", prof)
                 m = re.search(r"^  window collections +(\d+) \(window=4096", prof, re.M)
                 self.assertIsNotNone(m, prof[-2000:])
                 # (3,000 objects asking 64 bytes each)
