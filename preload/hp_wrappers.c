@@ -187,10 +187,12 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
     }
     /* window= (mode ldv): the object is recorded; a collection after every
      * window's bytes (collector_hooks/hp_hooks.c, hp_hooks_window). */
-    if (__builtin_expect(hp_rt.cfg.ldv_window != 0, 0) &&
-        (t->window_left -= (int64_t)(req ? req : 1)) <= 0) {
-        t->window_left = (int64_t)hp_rt.cfg.ldv_window;
-        hp_hooks_window();
+    if (__builtin_expect(hp_rt.cfg.ldv_window != 0, 0)) {
+        if (t->window_left == 0) t->window_left = (int64_t)hp_rt.cfg.ldv_window;   /* (its first) */
+        if ((t->window_left -= (int64_t)(req ? req : 1)) <= 0) {
+            t->window_left = (int64_t)hp_rt.cfg.ldv_window;
+            hp_hooks_window();
+        }
     }
 }
 
