@@ -1045,7 +1045,7 @@ static void step0(void)
     w0->locked = 0;   /* (step 0's alone: the roots' words took it too) */
     /* (a helper made at the traversal's start walks from the start: Note
      * [Two walkers]) */
-    if (may_start && helper_from_start()) start_helper();
+    if (helper_from_start()) start_helper();   /* (its conditions include may_start's) */
     walk(w0);
     may_start = 0;
     int helped = nwalkers > 1;
