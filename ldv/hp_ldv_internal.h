@@ -86,6 +86,11 @@ typedef struct hp_ldv_ent {
     uint32_t idx;     /* index in the shadow table */
 } hp_ldv_ent;
 
+/* Sort a[0, n) by base, in place (hp_ldv_sort_sigsafe.c); `work` holds
+ * HP_LDV_SORT_WORK words of counters. Collector-callback safe. */
+#define HP_LDV_SORT_WORK (((size_t)1 << 17) + 7 * 512)
+void hp_ldv_sort_ents(hp_ldv_ent *a, size_t n, size_t *work);
+
 /* A run of adjacent pages protected together (one mprotect, one map entry). */
 typedef struct hp_ldv_run {
     uintptr_t lo, hi;

@@ -32,9 +32,8 @@
 #define INFLIGHT_SLOTS HP_LDV_INFLIGHT_SLOTS
 
 static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
-static hp_vec ents2_vec, remap_vec;   /* the other index buffer; uint32_t[old idx] */
-static hp_vec bits_vec[2];            /* used_bits of the index in ents_vec / ents2_vec */
-static int cur;                       /* which of ents_vec/ents2_vec holds the index */
+static hp_vec remap_vec;              /* uint32_t[old idx] */
+static hp_vec bits_vec;               /* used_bits of the index in ents_vec */
 static size_t remap_len;              /* records swept since the last pass (0: none) */
 static size_t remap_ident;            /* remap[i] == i for every i below this */
 static int remap_open;                /* a sweep is filling the map */
@@ -61,16 +60,14 @@ int hp_ldv_prot_init(void)
     pthread_atfork(NULL, NULL, postfork_child);
     if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&ents2_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&remap_vec, (size_t)1 << 35) != 0 ||
-        hp_vec_reserve(&bits_vec[0], (size_t)1 << 30) != 0 ||
-        hp_vec_reserve(&bits_vec[1], (size_t)1 << 30) != 0 ||
+        hp_vec_reserve(&bits_vec, (size_t)1 << 30) != 0 ||
         hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
-        hp_vec_reserve(&count_vec, (size_t)1 << 20) != 0 ||
+        hp_vec_reserve(&count_vec, HP_LDV_SORT_WORK * sizeof(size_t)) != 0 ||
         hp_vec_reserve(&waste_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&opened_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_ensure(&count_vec, 65536 * sizeof(size_t)) != 0)
+        hp_vec_ensure(&count_vec, HP_LDV_SORT_WORK * sizeof(size_t)) != 0)
         return -1;
     hp_ldv.max_map_count = 65530;
     int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/sys/vm/max_map_count",
@@ -187,34 +184,6 @@ void hp_ldv_moved(size_t from, size_t to)
 
 void hp_ldv_dropped(size_t from) { remap_set(from, UINT32_MAX); }
 
-/* Sort ents by base: LSD radix sort on digits of (base - min) >> 4, of 16
- * bits for a large sort, 11 for a small one (whose cost would otherwise
- * be clearing and summing 65536 counters per digit), with `scratch` (room
- * for n) as the other buffer; returns the one that holds the result. */
-static hp_ldv_ent *sort_ents(hp_ldv_ent *a, size_t n, hp_ldv_ent *scratch)
-{
-    if (n < 2) return a;
-    uintptr_t mn = UINTPTR_MAX, mx = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (a[i].base < mn) mn = a[i].base;
-        if (a[i].base > mx) mx = a[i].base;
-    }
-    uintptr_t range = (mx - mn) >> 4;
-    int bits = n >= 65536 ? 16 : 11;
-    size_t buckets = (size_t)1 << bits, mask = buckets - 1;
-    hp_ldv_ent *b = scratch;
-    size_t *cnt = (size_t *)count_vec.base;
-    for (int shift = 0; shift == 0 || (shift < 64 && (range >> shift) != 0); shift += bits) {
-        memset(cnt, 0, buckets * sizeof(size_t));
-        for (size_t i = 0; i < n; i++) cnt[((a[i].base - mn) >> 4 >> shift) & mask]++;
-        size_t sum = 0;
-        for (size_t d = 0; d < buckets; d++) { size_t c = cnt[d]; cnt[d] = sum; sum += c; }
-        for (size_t i = 0; i < n; i++) b[cnt[((a[i].base - mn) >> 4 >> shift) & mask]++] = a[i];
-        hp_ldv_ent *t = a; a = b; b = t;
-    }
-    return a;
-}
-
 /* Pages with nothing left to learn this period are not protected. At a
  * pass inside a period (a collection that took no census), an object
  * already used in the period can teach nothing more until the next
@@ -233,6 +202,8 @@ static int settled_on;            /* this pass is not the first of its period */
 
 static inline int bit_at(const uint64_t *b, size_t i) { return (int)((b[i >> 6] >> (i & 63)) & 1); }
 static inline void set_bit(uint64_t *b, size_t i) { b[i >> 6] |= 1ull << (i & 63); }
+/* Note [One index buffer]: an entry's bit carried through the update. */
+#define HP_LDV_ENT_USED (1u << 31)
 
 /* The runs and their first entries are committed as runs are found (a run
  * per index entry, the bound, committed 49 of the 144 MB trees.c 18 held
@@ -330,19 +301,19 @@ void hp_ldv_protect(void)
         runs_cap = first_vec.committed / sizeof(uint32_t) ? first_vec.committed / sizeof(uint32_t) - 1
                                                           : 0;
     runs_short = 0;
-    if (hp_vec_ensure(&ents_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0) {
+    /* The index's one buffer: the old index (index_n entries) and the new
+     * (at most len) in place, with one entry to spare (Note [One index
+     * buffer]). */
+    size_t cap = (len > index_n ? len : index_n) + 1;
+    if (hp_vec_ensure(&ents_vec, cap * sizeof(hp_ldv_ent)) != 0 ||
+        hp_vec_ensure(&bits_vec, ((len + 64) / 64) * sizeof(uint64_t)) != 0) {
         atomic_store(&hp_ldv.collecting, 0);
         index_valid = 0;
         return;
     }
-    if (hp_vec_ensure(&ents2_vec, (len + 1) * sizeof(hp_ldv_ent)) != 0 ||
-        hp_vec_ensure(&bits_vec[0], ((len + 64) / 64) * sizeof(uint64_t)) != 0 ||
-        hp_vec_ensure(&bits_vec[1], ((len + 64) / 64) * sizeof(uint64_t)) != 0) {
-        atomic_store(&hp_ldv.collecting, 0);
-        index_valid = 0;
-        return;
-    }
-    hp_ldv_ent *e;
+    hp_ldv_ent *e = (hp_ldv_ent *)ents_vec.base;
+    uint64_t *bits = (uint64_t *)bits_vec.base;
+    size_t *work = (size_t *)count_vec.base;
     size_t n = 0;
     /* Runs of adjacent pages; first[k] = first entry of run k. */
     hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
@@ -352,66 +323,74 @@ void hp_ldv_protect(void)
     if (index_valid && remap_len > 0 && remap_len >= indexed_len) {
         /* Update: the previous index less the dead, with new positions
          * (a sweep keeps survivors in order), merged with the survivors
-         * added since (sorted on their own). */
-        hp_ldv_ent *old = (hp_ldv_ent *)(cur ? ents2_vec.base : ents_vec.base);
-        hp_ldv_ent *dst = (hp_ldv_ent *)(cur ? ents_vec.base : ents2_vec.base);
-        const uint64_t *obits = (const uint64_t *)bits_vec[cur].base;
-        uint64_t *nbits = (uint64_t *)bits_vec[!cur].base;
-        memset(nbits, 0, ((len + 64) / 64) * sizeof(uint64_t));
-        /* The records added since (those the sweep kept: a pass over the
-         * map counts them), in tmp_vec's second half; sort_ents takes its
-         * first as scratch. */
-        size_t most = 1;
-        for (size_t i = indexed_len; i < remap_len; i++) most += remap[i] != UINT32_MAX;
-        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base + most;
-        if (hp_vec_ensure(&tmp_vec, 2 * most * sizeof(hp_ldv_ent)) != 0) goto full;
-        size_t nadd = 0;
+         * added since (sorted on their own, in tmp_vec). */
+        hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base;
+        size_t nadd = 0, room = tmp_vec.committed / sizeof(hp_ldv_ent);
         for (size_t i = indexed_len; i < remap_len; i++) {
             uint32_t to = remap[i];
             if (to == UINT32_MAX || recs[to].granted == 0) continue;
+            if (__builtin_expect(nadd == room, 0)) {   /* grows geometrically */
+                if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
+                room = tmp_vec.committed / sizeof(hp_ldv_ent);
+            }
             add[nadd].base = recs[to].base;
             add[nadd].size = recs[to].granted;
             add[nadd++].idx = to;
         }
-        hp_ldv_ent *sorted = sort_ents(add, nadd, (hp_ldv_ent *)tmp_vec.base);
-        /* One pass (the index is far larger than the caches: each pass over
-         * it costs its size in memory traffic): drop the dead of the old
-         * index, renumber the rest, merge in the added, and find the runs
-         * of pages. Records before the table's first death kept their
-         * place (in a program that keeps what it built first, most of the
-         * index). */
+        hp_ldv_sort_ents(add, nadd, work);
+        /* Note [One index buffer]
+         * ~~~~~~~~~~~~~~~~~~~~~~~~
+         * The old index becomes the new in its own buffer, in two passes
+         * (the index is far larger than the caches: each pass costs its
+         * size in memory traffic; a second buffer cost as much memory
+         * again, 16.5 of the 100 MB trees.c 18 held under ldv).
+         *  1. Backward, the survivors of the old index, renumbered, move
+         *     to the buffer's end, [w, cap): the write never passes the
+         *     read (cap >= index_n). Whether each was used this period
+         *     (its bit, by old position) rides in its idx's top bit
+         *     (record indexes are below 2^30: the table holds at most
+         *     2^30 records).
+         *  2. Forward, they merge with the added into [0, n), finding the
+         *     runs of pages. The write never passes the read: the entries
+         *     written are the m survivors read plus the added placed, at
+         *     most w + read (m + nadd <= len < cap: one entry a live
+         *     record).
+         * Records before the table's first death kept their place (in a
+         * program that keeps what it built first, most of the index). */
         uint32_t ident = (uint32_t)(remap_ident < indexed_len ? remap_ident : indexed_len);
-        uintptr_t next_add = nadd ? sorted[0].base : UINTPTR_MAX;
-        size_t b = 0;
-        for (size_t a = 0; a < index_n; a++) {
-            hp_ldv_ent x = old[a];
+        size_t w = cap;
+        for (size_t a = index_n; a-- > 0;) {
+            hp_ldv_ent x = e[a];
             uint32_t to = x.idx < ident ? x.idx : remap[x.idx];
             if (to == UINT32_MAX) continue;
-            x.idx = to;
+            x.idx = to | (settled_on && bit_at(bits, a) ? HP_LDV_ENT_USED : 0);
+            e[--w] = x;
+        }
+        memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
+        uintptr_t next_add = nadd ? add[0].base : UINTPTR_MAX;
+        size_t b = 0;
+        for (size_t r = w; r < cap; r++) {
+            hp_ldv_ent x = e[r];
             while (next_add < x.base) {
-                add_run(runs, first, &nr, &sorted[b], n);
-                dst[n++] = sorted[b++];
-                next_add = b < nadd ? sorted[b].base : UINTPTR_MAX;
+                add_run(runs, first, &nr, &add[b], n);
+                e[n++] = add[b++];
+                next_add = b < nadd ? add[b].base : UINTPTR_MAX;
             }
-            if (settled_on && bit_at(obits, a)) {
-                set_bit(nbits, n);   /* used this period: nothing to learn */
+            if (x.idx & HP_LDV_ENT_USED) {
+                x.idx &= ~HP_LDV_ENT_USED;
+                set_bit(bits, n);   /* used this period: nothing to learn */
                 hp_ldv.settled_skipped++;
             } else {
                 add_run(runs, first, &nr, &x, n);
             }
-            dst[n++] = x;
+            e[n++] = x;
         }
         for (; b < nadd; b++) {
-            add_run(runs, first, &nr, &sorted[b], n);
-            dst[n++] = sorted[b];
+            add_run(runs, first, &nr, &add[b], n);
+            e[n++] = add[b];
         }
-        cur = !cur;
-        e = dst;
     } else {
     full:
-        /* (the other index buffer, ensured above for len + 1, is the
-         * sort's scratch: nothing is in it until the next update) */
-        e = (hp_ldv_ent *)ents_vec.base;
         for (size_t i = 0; i < len; i++) {
             if (recs[i].granted == 0) continue;
             e[n].base = recs[i].base;
@@ -419,13 +398,8 @@ void hp_ldv_protect(void)
             e[n].idx = (uint32_t)i;
             n++;
         }
-        e = sort_ents(e, n, (hp_ldv_ent *)ents2_vec.base);
-        if (e != (hp_ldv_ent *)ents_vec.base) {
-            memcpy(ents_vec.base, e, n * sizeof *e);
-            e = (hp_ldv_ent *)ents_vec.base;
-        }
-        cur = 0;
-        memset(bits_vec[0].base, 0, ((len + 64) / 64) * sizeof(uint64_t));
+        hp_ldv_sort_ents(e, n, work);
+        memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
         for (size_t i = 0; i < n; i++) add_run(runs, first, &nr, &e[i], i);
     }
     if (runs_short || (nr >= runs_cap && (runs_grow(nr + 1), runs_short))) {
@@ -496,7 +470,7 @@ void hp_ldv_protect(void)
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;
     hp_ldv.nents = n;
-    hp_ldv.used_bits = (uint64_t *)bits_vec[cur].base;
+    hp_ldv.used_bits = (uint64_t *)bits_vec.base;
     hp_ldv.runs = runs;
     hp_ldv.nruns = nr;
     hp_ldv.recs = recs;
