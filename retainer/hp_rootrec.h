@@ -38,11 +38,12 @@ typedef struct hp_root_reg { uintptr_t lo, hi; uint32_t ccs; } hp_root_reg;
  * descriptor, else the object at start (len 0). */
 typedef struct hp_proc_push { uintptr_t src, start, len, proc; } hp_proc_push;
 #define HP_PROC_PUSHES ((size_t)1 << 20)        /* the most a collection records */
-#define HP_PROC_PUSHES_FIRST ((size_t)1 << 16)  /* room at start (Guile: 78) */
+#define HP_PROC_PUSHES_FIRST ((size_t)1 << 10)  /* room at start (Guile: 78); grows as needed */
 
 #include "core/hp_mem.h"
 
 #define HP_RANGES_MAX 65536
+#define HP_RANGES_FIRST 1024    /* room at start; grows as needed, to HP_RANGES_MAX */
 #define HP_SNAPSHOT_BYTES ((size_t)256 << 10)
 
 /* The ranges recorded and the snapshots of stack parts (hp_rootrec_sigsafe.c;
@@ -56,9 +57,10 @@ typedef struct hp_rootrec_state {
     _Atomic uint64_t displacement[HP_DISPLACEMENTS / 64];
     hp_root_reg regs[HP_ROOT_REGS];
     _Atomic uint32_t nregs;
+    _Atomic size_t range_cap;     /* ranges range_vec has room for */
     hp_vec push_vec;              /* hp_proc_push[push_cap] */
-    _Atomic size_t push_cap;      /* grown at hp_rootrec_reset to what the
-                                     last collection wanted, up to HP_PROC_PUSHES */
+    _Atomic size_t push_cap;      /* grown as pushes come, up to HP_PROC_PUSHES */
+    _Atomic int growing;          /* a recording thread is growing one of the vecs */
     _Atomic size_t npushes;       /* (counts on past push_cap: what was wanted) */
     _Atomic int push_overflow;
     _Atomic uint32_t nranges;

@@ -1,7 +1,13 @@
 /* hp_rootrec_sigsafe: recording the root ranges the collector pushes (see
  * hp_rootrec.h), called by heapprof's GC_push_all and GC_push_all_eager
  * (preload/hp_push_wrappers.c) inside the collector's mark phase, with the
- * world stopped: no lock, no allocation. */
+ * world stopped: no lock a stopped thread may hold, no allocation.
+ *
+ * The ranges and the mark procedures' pushes are kept in vecs that grow as
+ * they fill (room_for): the recording threads are the marker threads,
+ * which run while the world is stopped, so one of them grows a vec (an
+ * mmap) while any other that needs room waits for it. A slot is written
+ * only once its index is below the vec's published capacity. */
 #include "retainer/hp_rootrec.h"
 
 #include <stdatomic.h>
@@ -16,17 +22,35 @@ hp_rootrec_state hp_rootrec_;
 #define snap_used hp_rootrec_.snap_used
 #define overflow hp_rootrec_.overflow
 
+/* Room for `need` entries of `elem` bytes in `v`, whose published
+ * capacity is *cap (at most `max`): 1, or 0 when it cannot grow (out of
+ * memory, or past max: the caller counts an overflow, which the .prof
+ * says). Doubles, so a collection grows each vec a few times at most. */
+static int room_for(hp_vec *v, _Atomic size_t *cap, size_t need, size_t max, size_t elem)
+{
+    if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
+    if (need > max) return 0;
+    for (;;) {
+        int idle = 0;
+        if (atomic_compare_exchange_weak(&hp_rootrec_.growing, &idle, 1)) {
+            size_t c = atomic_load_explicit(cap, memory_order_relaxed);
+            if (need > c) {
+                size_t grown = 2 * c > need ? 2 * c : need;
+                if (grown > max) grown = max;
+                if (hp_vec_ensure(v, grown * elem) == 0)
+                    atomic_store_explicit(cap, grown, memory_order_release);
+            }
+            atomic_store(&hp_rootrec_.growing, 0);
+            return need <= atomic_load_explicit(cap, memory_order_acquire);
+        }
+        while (atomic_load_explicit(&hp_rootrec_.growing, memory_order_relaxed))
+            __builtin_ia32_pause();
+        if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
+    }
+}
+
 void hp_rootrec_reset(void)
 {
-    /* The collection's marking is over (or none has begun): room for what
-     * it wanted, for the next (its overflow was said in the .prof). */
-    size_t want = atomic_load(&hp_rootrec_.npushes), cap = atomic_load(&hp_rootrec_.push_cap);
-    if (want > cap && cap < HP_PROC_PUSHES) {
-        size_t grown = want + want / 4 > 2 * cap ? want + want / 4 : 2 * cap;
-        if (grown > HP_PROC_PUSHES) grown = HP_PROC_PUSHES;
-        if (hp_vec_ensure(&hp_rootrec_.push_vec, grown * sizeof(hp_proc_push)) == 0)
-            atomic_store(&hp_rootrec_.push_cap, grown);
-    }
     atomic_store(&hp_rootrec_.npushes, 0);
     atomic_store(&hp_rootrec_.push_overflow, 0);
     atomic_store(&nranges, 0);
@@ -37,8 +61,9 @@ void hp_rootrec_reset(void)
 const hp_root_range *hp_rootrec_ranges(size_t *n, int *overflowed)
 {
     uint32_t k = atomic_load(&nranges);
-    *n = k < HP_RANGES_MAX ? k : HP_RANGES_MAX;
-    *overflowed = atomic_load(&overflow) || k > HP_RANGES_MAX;
+    size_t cap = atomic_load(&hp_rootrec_.range_cap);
+    *n = k < cap ? k : cap;
+    *overflowed = atomic_load(&overflow) || k > cap;
     return (const hp_root_range *)range_vec.base;
 }
 
@@ -50,7 +75,8 @@ void hp_rootrec_proc_pushed(uintptr_t proc, const void *src, const void *before,
     if (end <= e || !hp_rootrec_.push_vec.base) return;
     size_t n = (size_t)(end - e) / 2;
     size_t at = atomic_fetch_add(&hp_rootrec_.npushes, n);
-    if (at + n > atomic_load_explicit(&hp_rootrec_.push_cap, memory_order_relaxed)) {
+    if (!room_for(&hp_rootrec_.push_vec, &hp_rootrec_.push_cap, at + n, HP_PROC_PUSHES,
+                  sizeof(hp_proc_push))) {
         atomic_store(&hp_rootrec_.push_overflow, 1);
         return;
     }
@@ -68,7 +94,8 @@ void hp_rootrec_proc_edge(uintptr_t proc, const void *src, const void *obj)
 {
     if (!obj || !hp_rootrec_.push_vec.base) return;
     size_t at = atomic_fetch_add(&hp_rootrec_.npushes, 1);
-    if (at >= atomic_load_explicit(&hp_rootrec_.push_cap, memory_order_relaxed)) {
+    if (!room_for(&hp_rootrec_.push_vec, &hp_rootrec_.push_cap, at + 1, HP_PROC_PUSHES,
+                  sizeof(hp_proc_push))) {
         atomic_store(&hp_rootrec_.push_overflow, 1);
         return;
     }
@@ -111,7 +138,9 @@ void hp_rootrec_pushed(void *bottom, void *top, int eager, uintptr_t pusher)
     if (hi <= lo || !range_vec.base)
         return;
     uint32_t i = atomic_fetch_add(&nranges, 1);
-    if (i >= HP_RANGES_MAX) return;
+    if (!room_for(&range_vec, &hp_rootrec_.range_cap, (size_t)i + 1, HP_RANGES_MAX,
+                  sizeof(hp_root_range)))
+        return;   /* past HP_RANGES_MAX, or out of memory: hp_rootrec_ranges says so */
     hp_root_range *r = &((hp_root_range *)range_vec.base)[i];
     r->lo = lo;
     r->hi = hi;

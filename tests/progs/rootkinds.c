@@ -11,6 +11,10 @@
  *  - a static variable holding a tagged pointer (object + 1) with interior
  *    pointers off and displacement 1 registered (as ECL tags conses):
  *    g_tagged.
+ * argv[1] > 1: that many more holders of the mark-procedure kind (a push
+ * each at every collection); argv[2]: that many more registered regions,
+ * each malloc'd on its own and holding one object (a root range each at
+ * every collection), registered from the same stack as the first.
  * Prints "EXPECT <retainer> <bytes>" (sizes from GC_size) for the census
  * taken at its last GC_gcollect. */
 #include <gc/gc.h>
@@ -47,7 +51,7 @@ static size_t by_proc, by_uncoll, by_region, by_tag, by_holder, by_holders;
 static GC_word **g_holders;        /* argv[1] > 1: more holders, each pushing slot 0 */
 
 /* Everything is made here, so that no pointer is left in main's frame. */
-__attribute__((noinline)) static void setup(int many)
+__attribute__((noinline)) static void setup(int many, int regions)
 {
     /* Mark procedure kind: word 0 unused, word 1 the side-table slot. */
     unsigned proc = GC_new_proc(mark_side_table);
@@ -80,6 +84,12 @@ __attribute__((noinline)) static void setup(int many)
     void **region = calloc(8, sizeof(void *));
     add_region(region, 8);
     by_region = prog_chain(&region[0], 3, 300);
+    for (int i = 0; i < regions; i++) {
+        void **one = calloc(4, sizeof(void *));
+        add_region(one, 1);
+        one[0] = GC_MALLOC(48);
+        by_region += GC_size(one[0]);
+    }
 
     /* A tagged pointer. */
     char *t = GC_MALLOC(400);
@@ -100,7 +110,7 @@ int main(int argc, char **argv)
     GC_set_all_interior_pointers(0);
     GC_INIT();
     GC_register_displacement(1);
-    setup(argc > 1 ? atoi(argv[1]) : 0);
+    setup(argc > 1 ? atoi(argv[1]) : 0, argc > 2 ? atoi(argv[2]) : 0);
     scrub();
     GC_gcollect();
     GC_gcollect();
