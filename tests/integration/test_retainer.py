@@ -291,6 +291,22 @@ class Retainer(hptest.ProfileTest):
         mem = int(re.search(r"profiler memory\s+(\d+) bytes", prof).group(1))
         self.assertLess(mem, 64 << 20, "profiler memory %d" % mem)
 
+    def test_a_thread_past_the_first_room_for_stacks(self):
+        # heapprof's table of thread stacks starts with room for 256 and
+        # grows as threads register (room for 65,536, committed up front,
+        # was 1.5 MB of every run). The 401st thread to register holds a
+        # chain on its stack alone: its bytes, exact, go to its own name.
+        r, hp, prof = self.profile("manythreads", heapprof="retainer,interval=0")
+        exp = expected(r.stdout)
+        self.assertEqual(sorted(exp), ["keep", "stack:thread400"], r.stdout)
+        # (glibc hands a joined thread's stack to the next thread: the
+        # stack is named after the newest thread registered on it)
+        held = [bands(s) for _, s in hp.samples if s]
+        self.assertIn(exp, held, "no census while the thread held its chain")
+        for s in held:
+            self.assertEqual([k for k in s if k.startswith("stack:")],
+                             ["stack:thread400"] if len(s) > 1 else [], s)
+
     def test_what_the_collector_keeps_for_itself(self):
         # tests/progs/gcroles.c: finalizers' client data and objects whose
         # finalizer is due (with the chains they hold) are kept by libgc's
