@@ -301,16 +301,28 @@ class Ldv(hptest.ProfileTest):
         # a collection spend fault-handler time; with a budget of a tenth
         # of the program's time the budget was spent before the walk ended
         # and the tree showed as VOID (LAG 0-68% of the byte-seconds).
+        # On a slower or busier machine the walk's faults can still spend
+        # the budget before it ends (a run of 5-6 s of program time here,
+        # one run in three alone, more beside other tests): the tree is
+        # then VOID, and the profile must say that this VOID is uncertain
+        # (it does: 80-98% of VOID in such runs). So: LAG is right, or
+        # the budget was spent and what is not LAG is marked uncertain.
         trees = os.path.join(hptest.BUILD, "examples", "trees")
         r, hp, prof = self.profile([trees, "18"], heapprof="ldv")
-        secs = {}
+        secs, unsure = {}, {}
         for band in ("LAG", "DRAG", "VOID"):
-            m = re.search(r"^  %s byte-seconds ([\d.]+), uncertain" % band, prof, re.M)
+            m = re.search(r"^  %s byte-seconds ([\d.]+), uncertain ([\d.]+)" % band, prof, re.M)
             self.assertIsNotNone(m, prof[-1500:])
-            secs[band] = float(m.group(1))
+            secs[band], unsure[band] = float(m.group(1)), float(m.group(2))
         tree = (2 ** 19 - 1) * hptest.granted(24)
-        self.assertGreater(secs["LAG"], tree * 1.0, secs)   # (the run is over 2 s)
-        self.assertGreaterEqual(secs["LAG"] / sum(secs.values()), 0.9, secs)
+        total = sum(secs.values())
+        if secs["LAG"] > tree * 1.0 and secs["LAG"] / total >= 0.9:   # (the run is over 2 s)
+            return
+        past = re.search(r"^  past the budget first at \(s\) +([\d.]+)$", prof, re.M)
+        self.assertIsNotNone(past, "LAG wrong with the budget never spent: %s" % secs)
+        told = secs["LAG"] + unsure["VOID"] + unsure["DRAG"]
+        self.assertGreater(told, tree * 1.0, (secs, unsure))
+        self.assertGreaterEqual(told / total, 0.9, (secs, unsure))
 
     def test_bursts_keep_precise_exact(self):
         # ldv/hp_ldv_burst_sigsafe.c: after a fault, the next instructions
