@@ -89,18 +89,27 @@ class BiographyByRetainer(hptest.ProfileTest):
         rows = {}
         for line in drag.splitlines()[2:]:
             bs, share, label, stack = line.split(None, 3)
-            rows[(re.sub(r"^\(\d+\)", "", label), stack)] = float(bs)
+            # (a stale pointer in libgc's own frames or static data may add
+            # gc:frames or gc:data to a set in some runs -- doc/retainers.md,
+            # limitations: dropped, as test_retainer.py does; neither may
+            # hold bytes alone)
+            members = [m for m in re.sub(r"^\(\d+\)", "", label).split(",")
+                       if m not in ("gc:frames", "gc:data")]
+            self.assertTrue(members, line)
+            key = (",".join(members), stack)
+            rows[key] = rows.get(key, 0) + float(bs)
         self.assertEqual(set(rows), {("held", "make_entry/main"), ("held2", "make_entry/main"),
                                      ("hot", "make_hot/main")}, drag)
         vrows = [l.split(None, 3) for l in void.splitlines()[2:]]
-        self.assertEqual([(re.sub(r"^\(\d+\)", "", v[2]), v[3]) for v in vrows],
-                         [("never", "make_unused/main")], void)
+        self.assertEqual({(",".join(m for m in re.sub(r"^\(\d+\)", "", v[2]).split(",")
+                                    if m not in ("gc:frames", "gc:data")), v[3]) for v in vrows},
+                         {("never", "make_unused/main")}, void)
         # The rows of one stack add up to the stack's own DRAG row.
         by_stack = prof.split("Top cost-centre stacks by DRAG")[1].split("\n\n")[0]
         m = re.search(r"^\s+([\d.]+)\s+[\d.]+%\s+make_entry/main$", by_stack, re.M)
         self.assertIsNotNone(m, by_stack)
         self.assertAlmostEqual(rows[("held", "make_entry/main")] +
-                               rows[("held2", "make_entry/main")], float(m.group(1)), delta=0.0015)
+                               rows[("held2", "make_entry/main")], float(m.group(1)), delta=0.0025)
 
     def test_matches_the_two_ghc_style_runs(self):
         r, g, one = self.one_run(",ldv=precise")
