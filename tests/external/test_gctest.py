@@ -157,9 +157,10 @@ class GcTest(unittest.TestCase):
         """Every census of the main process and of its forked children
         attributes at least 95% of its live bytes, counting the objects
         allocated while the collection ran (they have no retainer yet: the
-        .prof names them); with stray, at most 1% of a census's bytes are
-        left unreached (a pointer in a stopped thread's register, or the
-        collecting thread's outside a wrapped call)."""
+        .prof names them); with stray, at most 1% of a census's bytes, or 64
+        objects, are left unreached (a pointer in a stopped thread's
+        register, or the collecting thread's outside a wrapped call), and
+        none from mktree."""
         profs = sorted(glob.glob(os.path.join(r.cwd, "*.prof")))
         self.assertGreaterEqual(len(profs), 2, "the main process and its forked children")
         for path in profs:
@@ -173,9 +174,16 @@ class GcTest(unittest.TestCase):
                     during = re.search(r"allocated during the collection: (\d+) bytes", line)
                     got += int(during.group(1)) if during else 0
                     self.assertGreaterEqual(got * 100, live * 95, line)
-                    m = re.search(r"not reached from known roots: (\d+) bytes", line)
+                    m = re.search(r"not reached from known roots: (\d+) bytes in (\d+) objects",
+                                  line)
                     if stray and m:
-                        self.assertLessEqual(int(m.group(1)) * 100, live, line)
+                        # (a stray pointer holds what it reaches: one run in
+                        # ten or so left 37 objects of gctest's lists, 3% of
+                        # a 3.9 MB census, unreached; what this guards
+                        # against, mktree's frames skipped, left thousands)
+                        self.assertTrue(int(m.group(1)) * 100 <= live or int(m.group(2)) <= 64,
+                                        line)
+                        self.assertNotIn("from mktree", line)
 
     def test_retainer_without_incremental_mode(self):
         # gctest's trees are built in mktree, which registers finalizers
