@@ -10,6 +10,7 @@
  * lives as long as the process (interned stacks, names, symbols). */
 #ifndef HP_MEM_H
 #define HP_MEM_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,15 @@ int hp_vec_ensure(hp_vec *v, size_t bytes);
  * program leaves; at the end (the files are being written, the program is
  * done) it may take what is left. Async-signal-safe. */
 void hp_mem_set_final(void);
+/* Room for `need` elements of `elem` bytes in a vec that threads append
+ * to at once, whose published capacity (in elements) is *cap, at most
+ * `max`: 1, or 0 when it cannot grow (past max, or out of memory). The
+ * thread that needs room first grows it, doubling, while any other that
+ * needs room waits on *growing; nothing else is held meanwhile. Not for a
+ * signal handler that could interrupt a thread growing the same vec. */
+int hp_vec_room(hp_vec *v, _Atomic size_t *cap, _Atomic int *growing, size_t need, size_t max,
+                size_t elem);
+
 /* Give pages beyond `keep_bytes` back to the kernel (they stay reserved). */
 void hp_vec_trim(hp_vec *v, size_t keep_bytes);
 

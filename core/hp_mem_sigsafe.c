@@ -215,6 +215,29 @@ int hp_vec_ensure(hp_vec *v, size_t bytes)
     return 0;
 }
 
+int hp_vec_room(hp_vec *v, _Atomic size_t *cap, _Atomic int *growing, size_t need, size_t max,
+                size_t elem)
+{
+    if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
+    if (need > max) return 0;
+    for (;;) {
+        int idle = 0;
+        if (atomic_compare_exchange_weak(growing, &idle, 1)) {
+            size_t c = atomic_load_explicit(cap, memory_order_relaxed);
+            if (need > c) {
+                size_t grown = 2 * c > need ? 2 * c : need;
+                if (grown > max) grown = max;
+                if (hp_vec_ensure(v, grown * elem) == 0)
+                    atomic_store_explicit(cap, grown, memory_order_release);
+            }
+            atomic_store(growing, 0);
+            return need <= atomic_load_explicit(cap, memory_order_acquire);
+        }
+        while (atomic_load_explicit(growing, memory_order_relaxed)) __builtin_ia32_pause();
+        if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
+    }
+}
+
 void hp_vec_trim(hp_vec *v, size_t keep_bytes)
 {
     size_t keep = round_up(keep_bytes, HP_COMMIT_STEP);

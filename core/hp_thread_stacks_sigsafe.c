@@ -15,7 +15,8 @@
 #define HP_STACKS_FIRST 256u
 
 static hp_vec stack_vec;              /* hp_stack_entry[stacks_room] */
-static _Atomic uint32_t stacks_claimed, stacks_published, stacks_room;
+static _Atomic uint32_t stacks_claimed, stacks_published;
+static _Atomic size_t stacks_room;
 static _Atomic int stacks_growing;    /* a registering thread grows the vec */
 
 void hp_thread_stacks_init(void)
@@ -25,29 +26,12 @@ void hp_thread_stacks_init(void)
         atomic_store(&stacks_room, HP_STACKS_FIRST);
 }
 
-/* Room for slot i: one registering thread grows the vec (an mmap) while
- * any other that needs room waits for it; nothing else is held meanwhile.
- * (Registration runs at a thread's set-up, never in a signal handler.)
- * 0 when there is none (out of memory). */
+/* Room for slot i (hp_vec_room: registration runs at a thread's set-up,
+ * never in a signal handler). 0 when there is none (out of memory). */
 static int room_for(uint32_t i)
 {
-    while (i >= atomic_load_explicit(&stacks_room, memory_order_acquire)) {
-        int idle = 0;
-        if (atomic_compare_exchange_weak(&stacks_growing, &idle, 1)) {
-            uint32_t room = atomic_load(&stacks_room), grown = room ? 2 * room : HP_STACKS_FIRST;
-            while (grown <= i) grown *= 2;
-            if (grown > HP_STACKS_MAX) grown = HP_STACKS_MAX;
-            int ok = room < grown &&
-                     hp_vec_ensure(&stack_vec, (size_t)grown * sizeof(hp_stack_entry)) == 0;
-            if (ok) atomic_store_explicit(&stacks_room, grown, memory_order_release);
-            atomic_store(&stacks_growing, 0);
-            if (!ok) return i < atomic_load(&stacks_room);
-        } else {
-            while (atomic_load_explicit(&stacks_growing, memory_order_relaxed))
-                __builtin_ia32_pause();
-        }
-    }
-    return 1;
+    return hp_vec_room(&stack_vec, &stacks_room, &stacks_growing, (size_t)i + 1, HP_STACKS_MAX,
+                       sizeof(hp_stack_entry));
 }
 
 void hp_thread_register_stack(uintptr_t lo, uintptr_t hi)
@@ -71,8 +55,9 @@ void hp_thread_register_stack(uintptr_t lo, uintptr_t hi)
 
 const hp_stack_entry *hp_thread_stack_of(uintptr_t addr)
 {
-    uint32_t n = atomic_load(&stacks_published), room = atomic_load(&stacks_room);
-    if (n > room) n = room;
+    uint32_t n = atomic_load(&stacks_published);
+    size_t room = atomic_load(&stacks_room);
+    if (n > room) n = (uint32_t)room;
     const hp_stack_entry *s = (const hp_stack_entry *)stack_vec.base;
     for (uint32_t i = n; i-- > 0;)
         if (addr >= s[i].lo && addr < s[i].hi) return &s[i];

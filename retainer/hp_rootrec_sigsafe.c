@@ -6,7 +6,7 @@
  * The ranges and the mark procedures' pushes are kept in vecs that grow as
  * they fill (room_for): the recording threads are the marker threads,
  * which run while the world is stopped, so one of them grows a vec (an
- * mmap) while any other that needs room waits for it. A slot is written
+ * mmap) while any other that needs room waits for it (hp_vec_room). A slot is written
  * only once its index is below the vec's published capacity. */
 #include "retainer/hp_rootrec.h"
 
@@ -22,31 +22,10 @@ hp_rootrec_state hp_rootrec_;
 #define snap_used hp_rootrec_.snap_used
 #define overflow hp_rootrec_.overflow
 
-/* Room for `need` entries of `elem` bytes in `v`, whose published
- * capacity is *cap (at most `max`): 1, or 0 when it cannot grow (out of
- * memory, or past max: the caller counts an overflow, which the .prof
- * says). Doubles, so a collection grows each vec a few times at most. */
+/* Room for `need` entries of `elem` bytes in `v` (core/hp_mem.h). */
 static int room_for(hp_vec *v, _Atomic size_t *cap, size_t need, size_t max, size_t elem)
 {
-    if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
-    if (need > max) return 0;
-    for (;;) {
-        int idle = 0;
-        if (atomic_compare_exchange_weak(&hp_rootrec_.growing, &idle, 1)) {
-            size_t c = atomic_load_explicit(cap, memory_order_relaxed);
-            if (need > c) {
-                size_t grown = 2 * c > need ? 2 * c : need;
-                if (grown > max) grown = max;
-                if (hp_vec_ensure(v, grown * elem) == 0)
-                    atomic_store_explicit(cap, grown, memory_order_release);
-            }
-            atomic_store(&hp_rootrec_.growing, 0);
-            return need <= atomic_load_explicit(cap, memory_order_acquire);
-        }
-        while (atomic_load_explicit(&hp_rootrec_.growing, memory_order_relaxed))
-            __builtin_ia32_pause();
-        if (need <= atomic_load_explicit(cap, memory_order_acquire)) return 1;
-    }
+    return hp_vec_room(v, cap, &hp_rootrec_.growing, need, max, elem);
 }
 
 void hp_rootrec_reset(void)

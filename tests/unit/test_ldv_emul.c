@@ -11,6 +11,8 @@
  * descriptor on /proc/self/mem (ldv/hp_ldv_peek_sigsafe.c). */
 #include <criterion/criterion.h>
 
+#include "test_rand.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -48,14 +50,6 @@ static uint64_t cpu_test(uint64_t a, uint64_t b, int size)
     return f & ARITH & ~AF;   /* AF is undefined after TEST */
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 Test(ldv_emul, flags_match_the_cpu)
 {
@@ -68,9 +62,9 @@ Test(ldv_emul, flags_match_the_cpu)
     for (int s = 0; s < 4; s++) {
         int size = sizes[s];
         for (int i = 0; i < ne + 20000; i++) {
-            uint64_t a = i < ne ? edges[i] : next();
+            uint64_t a = i < ne ? edges[i] : test_rand();
             for (int j = 0; j < (i < ne ? ne : 1); j++) {
-                uint64_t b = i < ne ? edges[j] : (i % 3 ? next() : a);
+                uint64_t b = i < ne ? edges[j] : (i % 3 ? test_rand() : a);
                 cr_assert_eq(hp_x86_flags_sub(a, b, size), cpu_cmp(a, b, size),
                              "cmp size %d %#llx - %#llx", size, (unsigned long long)a,
                              (unsigned long long)b);

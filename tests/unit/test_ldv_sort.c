@@ -6,20 +6,14 @@
  * same entries (base, size and idx together), in increasing base. */
 #include <criterion/criterion.h>
 
+#include "test_rand.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ldv/hp_ldv_internal.h"
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static int by_base(const void *x, const void *y)
 {
@@ -35,8 +29,8 @@ static void check(size_t n, uintptr_t lo, uint64_t span, uint64_t stride)
     size_t *work = calloc(HP_LDV_SORT_WORK, sizeof *work);
     cr_assert(a && want && work);
     for (size_t i = 0; i < n; i++) {
-        want[i].base = lo + 16 * (next_rand() % span) * stride;
-        want[i].size = (uint32_t)(next_rand() % 4096);
+        want[i].base = lo + 16 * (test_rand() % span) * stride;
+        want[i].size = (uint32_t)(test_rand() % 4096);
         want[i].idx = (uint32_t)i;
     }
     qsort(want, n, sizeof *want, by_base);
@@ -46,7 +40,7 @@ static void check(size_t n, uintptr_t lo, uint64_t span, uint64_t stride)
     n = m;
     memcpy(a, want, n * sizeof *a);
     for (size_t i = n; i > 1; i--) {
-        size_t j = next_rand() % i;
+        size_t j = test_rand() % i;
         hp_ldv_ent t = a[i - 1]; a[i - 1] = a[j]; a[j] = t;
     }
     hp_ldv_sort_ents(a, n, work);
