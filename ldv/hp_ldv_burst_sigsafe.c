@@ -95,6 +95,22 @@ static int overlaps(uintptr_t a, int n, uintptr_t lo, uintptr_t hi)
     return a < hi && a + (uintptr_t)n > lo;
 }
 
+/* memcpy of an operand's n bytes (1, 2, 4, 8 or 16: the emulator's
+ * accesses): a copy of a known size, a move or two, where memcpy of a
+ * variable size was a `rep movs` (its start-up a third of this file's
+ * time on trees.c's bursts, in the write-out of buffered pushes). */
+static inline __attribute__((always_inline)) void copy_operand(void *d, const void *s, int n)
+{
+    switch (n) {
+    case 1: memcpy(d, s, 1); break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, (size_t)n); break;
+    }
+}
+
 /* Pages seen readable, per thread, direct-mapped: data and code. Valid
  * while hp_ldv.map_gen is `gen` (the program has made no memory-map call
  * since: only one can take a page away -- or the C library's own
@@ -228,10 +244,10 @@ static int protected_access(burst *b, uintptr_t a, void *buf, int n, int is_writ
         }
         c = b->copy[slot] + (a & (HP_PAGE - 1));
         if (!is_write) {
-            memcpy(buf, c, (size_t)n);
+            copy_operand(buf, c, n);
             return 0;
         }
-        memcpy(c, buf, (size_t)n);
+        copy_operand(c, buf, n);
         uint32_t off = (uint32_t)(a & (HP_PAGE - 1));
         if (off < b->dirty_lo[slot]) b->dirty_lo[slot] = off;
         if (off + (uint32_t)n > b->dirty_hi[slot]) b->dirty_hi[slot] = off + (uint32_t)n;
@@ -275,7 +291,7 @@ static int rd(void *ctx, uintptr_t a, void *buf, int n)
         use(b, a, 0);
     } else {
         if (!hp_ldv_known_readable(a, 0)) return -1;
-        memcpy(buf, (const void *)a, (size_t)n);
+        copy_operand(buf, (const void *)a, n);
     }
     /* Then what the buffer holds there: the newest store that covers the
      * whole read is the answer (a pop after its push); else every store
@@ -284,7 +300,7 @@ static int rd(void *ctx, uintptr_t a, void *buf, int n)
         const wb_ent *w = &b->wb[i];
         if (!overlaps(a, n, w->a, w->a + w->n)) continue;
         if (w->a <= a && a + (uintptr_t)n <= w->a + w->n) {
-            memcpy(buf, w->b + (a - w->a), (size_t)n);
+            copy_operand(buf, w->b + (a - w->a), n);
             return 0;
         }
         break;
@@ -316,7 +332,7 @@ static int wr(void *ctx, uintptr_t a, const void *buf, int n)
     wb_ent *w = &b->wb[b->nwb++];
     w->a = a;
     w->n = (uint8_t)n;
-    memcpy(w->b, buf, (size_t)n);
+    copy_operand(w->b, buf, n);
     return 0;
 }
 
@@ -332,7 +348,7 @@ static void flush(burst *b, uintptr_t sp)
         if ((on_stack || own) && w->a + w->n <= sp - 128) continue;
         if (own) continue;   /* (cannot be: own_hi <= sp - 128 at a safe point) */
         if (!on_stack && hp_ldv_find_run(w->a)) store_protected(b, w->a, w->b, w->n);
-        else memcpy((void *)w->a, w->b, w->n);   /* (the stack, or known writable) */
+        else copy_operand((void *)w->a, w->b, w->n);   /* (the stack, or known writable) */
     }
     b->nwb = 0;
 }
@@ -380,6 +396,10 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     uint8_t (*xmm)[16] = uc->uc_mcontext.fpregs ? (uint8_t (*)[16])uc->uc_mcontext.fpregs->_xmm : NULL;
     uint8_t safe_xmm[16][16];
     if (b.own_hi && xmm) memcpy(safe_xmm, xmm, sizeof safe_xmm);
+    /* An XMM register was loaded since safe_xmm was taken (until one is,
+     * safe_xmm is what the registers hold: the copy at each safe point
+     * waits for it). */
+    int xmm_written = 0;
     unsigned n = 0, idle = 0, done = 0;
     for (;;) {
         uintptr_t pc = (uintptr_t)g[REG_RIP];
@@ -388,7 +408,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
                    (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) || !code_ok(&b, pc);
         b.collector = (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) || hp_tls.depth > 0;
         uint64_t undef;
-        hp_x86_mem m = {rd, wr, &b, xmm};
+        hp_x86_mem m = {rd, wr, &b, xmm, &xmm_written};
         b.touched = 0;
         if (!stop && hp_x86_step(g, &m, &undef)) {
             n++;
@@ -396,7 +416,10 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
             if ((uintptr_t)g[REG_RSP] >= b.rsp0 || b.own_hi == 0) {
                 flush(&b, (uintptr_t)g[REG_RSP]);
                 memcpy(safe, g, sizeof safe);
-                if (b.own_hi && xmm) memcpy(safe_xmm, xmm, sizeof safe_xmm);
+                if (b.own_hi && xmm && xmm_written) {
+                    memcpy(safe_xmm, xmm, sizeof safe_xmm);
+                    xmm_written = 0;
+                }
                 done = n;
             } else if (n - done > HARD_MAX) {
                 break;
@@ -409,7 +432,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
      * written to the copies until then is written back. */
     if (b.nwb || done != n) {
         memcpy(g, safe, sizeof safe);
-        if (b.own_hi && xmm) memcpy(xmm, safe_xmm, sizeof safe_xmm);
+        if (b.own_hi && xmm && xmm_written) memcpy(xmm, safe_xmm, sizeof safe_xmm);
     }
     for (unsigned i = 0; i < CACHED && i < b.ncached; i++)
         if (b.cached[i]) write_back(&b, i);

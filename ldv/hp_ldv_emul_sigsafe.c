@@ -63,7 +63,7 @@ int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd)
     greg_t before[NGREG];
     memcpy(before, g, sizeof before);
     on_page o = {lo, hi, fd, 0};
-    hp_x86_mem m = {page_read, page_write, &o, NULL};
+    hp_x86_mem m = {page_read, page_write, &o, NULL, NULL};
     uint64_t undef;
     if (!hp_x86_step(g, &m, &undef)) return 0;
     if (!o.reached) {   /* (registers only: not the faulting access) */

@@ -17,6 +17,8 @@ typedef struct hp_x86_mem {
     /* The 16 XMM registers, 16 bytes each (the context's FXSAVE area), or
      * NULL: then SSE moves decline. */
     uint8_t (*xmm)[16];
+    /* Set to 1 when an instruction loads an XMM register (NULL: not told). */
+    int *xmm_written;
 } hp_x86_mem;
 
 #define HP_X86_FLAGS 0x8d5u   /* CF PF AF ZF SF OF */

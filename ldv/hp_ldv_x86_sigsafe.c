@@ -305,6 +305,7 @@ static int sse_move(greg_t *g, const hp_x86_mem *m, insn *in, int osz16, int rep
         uint8_t b[16];
         if (ea + 16 < ea || m->read(m->ctx, ea, b, 16) != 0) return 0;
         memcpy(x, b, 16);
+        if (m->xmm_written) *m->xmm_written = 1;
     }
     g[REG_RIP] = (greg_t)(uintptr_t)in->p;
     return 1;

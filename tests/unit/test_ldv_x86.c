@@ -28,6 +28,11 @@ static int have_pred;
 static greg_t pred[NGREG];
 static uint8_t pred_xmm[16][16];
 static uint64_t pred_undef;
+/* The XMM registers before the instruction, and whether the emulator said
+ * it loaded one (hp_x86_mem.xmm_written: the bursts copy them only then). */
+static uint8_t before_xmm[16][16];
+static int pred_xmm_written;
+static unsigned long xmm_loads;
 static uintptr_t pred_pc;
 static store stores[4];
 static int nstores;
@@ -85,6 +90,10 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
             bad("flags", (uint64_t)pred[REG_EFL] & fm, (uint64_t)g[REG_EFL] & fm);
         for (int i = 0; i < 16; i++)
             if (memcmp(pred_xmm[i], xmm[i], 16) != 0) bad("xmm", (uint64_t)i, 0);
+        if (memcmp(before_xmm, xmm, sizeof before_xmm) != 0) {
+            xmm_loads++;
+            if (!pred_xmm_written) bad("an XMM register loaded, not told", 1, 0);
+        }
         for (int i = 0; i < nstores; i++)
             if (memcmp((const void *)stores[i].a, stores[i].b, (size_t)stores[i].n) != 0)
                 bad("store", stores[i].a, (uint64_t)stores[i].n);
@@ -97,9 +106,11 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
     }
     memcpy(pred, g, sizeof pred);
     memcpy(pred_xmm, xmm, sizeof pred_xmm);
+    memcpy(before_xmm, xmm, sizeof before_xmm);
+    pred_xmm_written = 0;
     nstores = 0;
     pred_pc = (uintptr_t)g[REG_RIP];
-    hp_x86_mem m = {t_read, t_write, NULL, pred_xmm};
+    hp_x86_mem m = {t_read, t_write, NULL, pred_xmm, &pred_xmm_written};
     if (hp_x86_step(pred, &m, &pred_undef)) have_pred = 1;
     else declined++;
 }
@@ -133,6 +144,8 @@ Test(ldv_x86, every_emulated_instruction_does_what_the_cpu_does)
                  (unsigned long)compared, (unsigned long)declined);
     cr_assert_lt(declined * 5, compared, "%lu declined against %lu done",
                  (unsigned long)declined, (unsigned long)compared);
+    /* (the SSE loads of x86_work changed registers, and said so) */
+    cr_assert_gt(xmm_loads, 0, "no instruction loaded an XMM register");
 }
 
 /* A callback that says no leaves the context as it was. */
@@ -157,7 +170,8 @@ Test(ldv_x86, a_refused_access_changes_nothing)
         g[REG_RSP] = (greg_t)(uintptr_t)&cell[3];
         g[REG_RAX] = 7;
         memcpy(before, g, sizeof g);
-        hp_x86_mem m = {no_read, (int (*)(void *, uintptr_t, const void *, int))no_read, NULL, xmm};
+        hp_x86_mem m = {no_read, (int (*)(void *, uintptr_t, const void *, int))no_read, NULL, xmm,
+                        NULL};
         uint64_t undef;
         cr_assert_eq(hp_x86_step(g, &m, &undef), 0, "form %u done without its memory", i);
         cr_assert_eq(memcmp(g, before, sizeof g), 0, "form %u changed the context", i);
