@@ -88,7 +88,7 @@ typedef struct hp_ldv_ent {
 
 /* Sort a[0, n) by base, in place (hp_ldv_sort_sigsafe.c); `work` holds
  * HP_LDV_SORT_WORK words of counters. Collector-callback safe. */
-#define HP_LDV_SORT_WORK (((size_t)1 << 17) + 7 * 512)
+#define HP_LDV_SORT_WORK ((size_t)8 * 512)   /* 2 x 256 words a level, 8 levels of 8 bits */
 void hp_ldv_sort_ents(hp_ldv_ent *a, size_t n, size_t *work);
 
 /* A run of adjacent pages protected together (one mprotect, one map entry). */
