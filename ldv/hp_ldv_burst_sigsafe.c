@@ -153,7 +153,7 @@ static int writable(burst *b, uintptr_t a)
 
 
 /* The index entry of a, looked for first beside the last one found (a
- * walk goes from object to object), then by binary search. */
+ * walk goes from object to object), then outwards from it. */
 static const hp_ldv_ent *find(burst *b, uintptr_t a)
 {
     const hp_ldv_ent *l = b->last;
@@ -161,6 +161,7 @@ static const hp_ldv_ent *find(burst *b, uintptr_t a)
         const hp_ldv_ent *lo = hp_ldv.ents, *hi = hp_ldv.ents + hp_ldv.nents;
         for (const hp_ldv_ent *e = l - 1; e <= l + 1; e++)
             if (e >= lo && e < hi && a - e->base < e->size) return e;
+        return hp_ldv_find_from(l, a);
     }
     return hp_ldv_find(a);
 }

@@ -1,0 +1,90 @@
+/* Unit tests for hp_ldv_find_from (ldv/hp_ldv_internal.h): the look-up of
+ * the index entry covering an address, searched outwards from an entry
+ * near it, as a burst does from the object it read last. Checked against
+ * a plain binary search (the reference below, as hp_ldv_find) for every
+ * kind of address -- inside an object, in a gap between two, before the
+ * first, after the last -- and hints near, far, before and after. */
+#include <criterion/criterion.h>
+
+#include "test_rand.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ldv/hp_ldv_internal.h"
+
+hp_ldv_state hp_ldv;
+
+const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
+{
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
+    return addr < e->base + e->size ? e : NULL;
+}
+
+/* n objects from 0x10000, each 16-256 bytes, gaps of 0-63 granules. */
+static hp_ldv_ent *index_of(size_t n)
+{
+    hp_ldv_ent *e = calloc(n ? n : 1, sizeof *e);
+    cr_assert(e);
+    uintptr_t at = 0x10000;
+    for (size_t i = 0; i < n; i++) {
+        e[i].base = at;
+        e[i].size = (uint32_t)(16 * (1 + test_rand() % 16));
+        e[i].idx = (uint32_t)i;
+        at += e[i].size + 16 * (test_rand() % 64 < 48 ? 0 : test_rand() % 64);
+    }
+    hp_ldv.ents = e;
+    hp_ldv.nents = n;
+    return e;
+}
+
+static void check(size_t n, size_t tries, size_t reach)
+{
+    hp_ldv_ent *e = index_of(n);
+    uintptr_t end = n ? e[n - 1].base + e[n - 1].size : 0x10000;
+    for (size_t t = 0; t < tries; t++) {
+        size_t h = n ? test_rand() % n : 0;
+        uintptr_t a;
+        switch (test_rand() % 4) {
+        case 0:   /* anywhere, before the first to past the last */
+            a = 0x10000 - 64 + test_rand() % (end - 0x10000 + 128);
+            break;
+        case 1:   /* inside an object near the hint */
+        case 2: {
+            size_t k = h + test_rand() % (2 * reach + 1);
+            k = k >= reach ? k - reach : 0;
+            if (k >= n) k = n ? n - 1 : 0;
+            a = n ? e[k].base + test_rand() % e[k].size : 0x10000;
+            break;
+        }
+        default:  /* just past an object: a gap, or the next one's base */
+            a = n ? e[h].base + e[h].size : 0x10000;
+            break;
+        }
+        const hp_ldv_ent *want = hp_ldv_find(a);
+        const hp_ldv_ent *got = hp_ldv_find_from(n ? &e[h] : e, a);
+        cr_assert_eq(got, want, "n %zu hint %zu address %#lx: entry %ld, want %ld", n, h,
+                     (unsigned long)a, got ? (long)(got - e) : -1L, want ? (long)(want - e) : -1L);
+    }
+    free(e);
+}
+
+Test(ldv_find, hints_near_the_address) { check(100000, 200000, 20); }
+Test(ldv_find, hints_far_from_the_address) { check(100000, 200000, 100000); }
+Test(ldv_find, small_indexes) { for (size_t n = 0; n <= 40; n++) check(n, 2000, 50); }
+Test(ldv_find, every_hint_for_every_address_of_a_short_index)
+{
+    hp_ldv_ent *e = index_of(37);
+    for (size_t h = 0; h < 37; h++)
+        for (uintptr_t a = 0x10000 - 32; a < e[36].base + e[36].size + 32; a += 8)
+            cr_assert_eq(hp_ldv_find_from(&e[h], a), hp_ldv_find(a), "hint %zu address %#lx", h,
+                         (unsigned long)a);
+    free(e);
+}
