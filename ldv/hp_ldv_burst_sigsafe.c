@@ -82,6 +82,7 @@ typedef struct burst {
     int collector;                 /* ... and is libgc's: its accesses are not uses */
     int credit;                    /* adaptive, within budget: new uses earn faults */
     const hp_ldv_ent *last;        /* the object last read (its use recorded), or NULL */
+    const hp_ldv_run *run;         /* the run last found (runs stay put while a handler runs) */
     uint64_t peeks, uses;
 } burst;
 
@@ -152,6 +153,17 @@ static int writable(burst *b, uintptr_t a)
 }
 
 
+/* hp_ldv_find_run(a), the run found last asked first: every access the
+ * emulator makes outside the stack asks. */
+static const hp_ldv_run *run_of(burst *b, uintptr_t a)
+{
+    const hp_ldv_run *r = b->run;
+    if (r && a >= r->lo && a < r->hi) return r;
+    r = hp_ldv_find_run(a);
+    if (r) b->run = r;
+    return r;
+}
+
 /* The index entry of a, looked for first beside the last one found (a
  * walk goes from object to object), then outwards from it. */
 static const hp_ldv_ent *find(burst *b, uintptr_t a)
@@ -179,7 +191,7 @@ static void use(burst *b, uintptr_t a, int is_write)
     if (u > 0) b->uses++;
     /* (as the fault that would have found it: hp_ldv_trap_sigsafe.c) */
     if (b->credit && (u == 2 || (u == 1 && is_write)))
-        hp_ldv_fruitful(a, hp_ldv_find_run(a), u == 2 ? HP_LDV_CREDIT : HP_LDV_CREDIT_YOUNG);
+        hp_ldv_fruitful(a, run_of(b, a), u == 2 ? HP_LDV_CREDIT : HP_LDV_CREDIT_YOUNG);
 }
 
 /* Write back what the burst wrote to copy `slot`: one system call (or,
@@ -286,7 +298,7 @@ static int rd(void *ctx, uintptr_t a, void *buf, int n)
         /* Below the red zone, on the handler's frames: only what the
          * burst itself wrote there is the program's. */
         memset(buf, 0, (size_t)n);
-    } else if (hp_ldv_find_run(a)) {
+    } else if (run_of(b, a)) {
         /* (A page the program itself made inaccessible faults for it.) */
         if (hp_ldv_prog_denies(a, 0) || protected_access(b, a, buf, n, 0) != 0) return -1;
         use(b, a, 0);
@@ -325,7 +337,7 @@ static int wr(void *ctx, uintptr_t a, const void *buf, int n)
     if (hp_ldv_prog_denies(a, 2)) return -1;
     int on_stack = a >= b->stack_lo && a + (uintptr_t)n <= b->stack_hi;
     if (!on_stack && !overlaps(a, n, b->own_lo, b->own_hi)) {
-        if (hp_ldv_find_run(a)) use(b, a, 1);
+        if (run_of(b, a)) use(b, a, 1);
         else if (!writable(b, a)) return -1;
     } else if (!overlaps(a, n, b->own_lo, b->own_hi) && !hp_ldv_known_readable(a, 0)) {
         return -1;
@@ -348,7 +360,7 @@ static void flush(burst *b, uintptr_t sp)
         int own = overlaps(w->a, w->n, b->own_lo, b->own_hi);
         if ((on_stack || own) && w->a + w->n <= sp - 128) continue;
         if (own) continue;   /* (cannot be: own_hi <= sp - 128 at a safe point) */
-        if (!on_stack && hp_ldv_find_run(w->a)) store_protected(b, w->a, w->b, w->n);
+        if (!on_stack && run_of(b, w->a)) store_protected(b, w->a, w->b, w->n);
         else copy_operand((void *)w->a, w->b, w->n);   /* (the stack, or known writable) */
     }
     b->nwb = 0;
@@ -376,6 +388,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     b.solo = hp_ldv_peek_solo();
     b.credit = credit;
     b.last = NULL;
+    b.run = NULL;
     b.code_pg = 0;
     b.rsp0 = (uintptr_t)g[REG_RSP];
     b.stack_lo = hp_tls.stack_lo;
