@@ -230,8 +230,20 @@ static inline void hp_ldv_pause(unsigned *spins)
 
 /* hp_ldv_prot.c */
 int hp_ldv_prot_init(void);
-/* The index entry covering addr, or NULL. Handler-safe. */
-const hp_ldv_ent *hp_ldv_find(uintptr_t addr);
+/* The index entry covering addr, or NULL: a binary search of the whole
+ * index. Handler-safe. */
+static inline const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
+{
+    size_t lo = 0, hi = hp_ldv.nents;
+    while (lo < hi) {   /* first entry with base > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
+    return addr < e->base + e->size ? e : NULL;
+}
 
 /* hp_ldv_find(addr), searched from the index entry `near` outwards:
  * galloping (1, 2, 4, ... entries away, towards addr), then halving what

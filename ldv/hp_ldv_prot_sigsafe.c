@@ -33,19 +33,6 @@ const hp_ldv_run *hp_ldv_find_run(uintptr_t addr)
     return NULL;
 }
 
-const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
-{
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {   /* first entry with base > addr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
-    return addr < e->base + e->size ? e : NULL;
-}
-
 /* Heapprof opened [lo, hi) of run r for the rest of the period. */
 static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 {
