@@ -12,7 +12,6 @@
 static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
 static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
-static uintptr_t gc_lo, gc_hi;             /* libgc's own code */
 static _Atomic int program_code;           /* see hp_hooks_program_code */
 /* A census due but not taken is forced this many intervals after the last. */
 #define HP_FORCE_AFTER 1.25
@@ -138,7 +137,6 @@ static int hp_has_static_roots(const char *name, void *start, size_t size)
 void hp_hooks_install(void)
 {
     hp_symbols_module_span((uintptr_t)hp_hooks_install, &self_lo, &self_hi);
-    hp_symbols_module_span((uintptr_t)hp_real.GC_malloc, &gc_lo, &gc_hi);
     GC_on_collection_event_proc prev = hp_real.GC_get_on_collection_event();
     if (prev && prev != hp_on_collection_event) atomic_store(&program_event_cb, prev);
     hp_real.GC_set_on_collection_event(hp_on_collection_event);
@@ -249,7 +247,7 @@ static void no_finalizers(void) {}
 
 void hp_hooks_program_code(uintptr_t ret)
 {
-    if (ret < gc_lo || ret >= gc_hi) atomic_store(&program_code, 1);
+    if (ret < hp_rt.gc_lo || ret >= hp_rt.gc_hi) atomic_store(&program_code, 1);
 }
 
 /* The last census, at exit (after the program's atexit handlers: heapprof's

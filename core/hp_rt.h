@@ -46,7 +46,12 @@ typedef struct hp_runtime {
                                      roots: modes retainer, roots, rset=) */
     int fast_alloc;               /* sample= or stacks=no: GC_malloc and
                                      GC_malloc_atomic go straight to libgc
-                                     when they record nothing (hp_wrappers.c) */
+                                     when they record nothing
+                                     (preload/hp_fast_alloc.h) */
+    uintptr_t gc_lo, gc_hi;       /* libgc's text, known at attach: a GC_ call
+                                     from there is nested in another
+                                     (preload/hp_fast_alloc.h); an access
+                                     from there is no use (mode ldv) */
     char program[256];            /* basename of the executable */
     char job[2048];               /* command line for the JOB line */
     char hp_path[HP_OUT_MAX + 64];   /* as the user named them (messages) */

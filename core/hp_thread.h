@@ -16,6 +16,11 @@ struct hp_caches;
 typedef struct hp_thread {
     int depth;               /* nesting of GC_ entry points on this thread */
     int ready;               /* log and stack bounds set up */
+    /* preload/hp_fast_alloc.h, Note [The fast path's allowance] */
+    int64_t fast_left;       /* bytes GC_malloc may still give without the whole path */
+    int64_t fast_armed;      /* what fast_left was set to */
+    uintptr_t fast_cfa;      /* the last fast call's stack top and return address */
+    void *fast_ret;          /* (Note [Nested by address]) */
     hp_tlog *log;
     struct hp_caches *caches; /* or NULL when out of memory */
     uint32_t countdown;      /* allocations until the next clock check */

@@ -340,11 +340,13 @@ int hp_ensure_attached(void)
         hp_capture_exclude_module_of((uintptr_t)hp_real.GC_malloc);
         hp_capture_exclude_module_of((uintptr_t)hp_ensure_attached);
         claim_output();   /* libgc is here: this process will write a profile */
+        hp_symbols_module_span((uintptr_t)hp_real.GC_malloc, &hp_rt.gc_lo, &hp_rt.gc_hi);
         hp_hooks_install();
         hp_census_attach();
         HP_ASSERT_ARM();
+        /* (libgc's text must be known: preload/hp_fast_alloc.h) */
         hp_rt.fast_alloc = (hp_rt.cfg.sample != 0 || hp_rt.cfg.no_stacks) && !hp_rt.entry_frames &&
-                           hp_real.GC_malloc_kind != NULL;
+                           hp_real.GC_malloc_kind != NULL && hp_rt.gc_hi > hp_rt.gc_lo;
         atomic_store_explicit(&hp_rt.attached, 1, memory_order_release);
     }
     pthread_mutex_unlock(&attach_lock);

@@ -16,6 +16,7 @@
 #include "core/hp_rt.h"
 #include "core/hp_sample.h"
 #include "preload/hp_lifecycle.h"
+#include "preload/hp_fast_alloc.h"
 #include "core/hp_thread.h"
 #include "collector_hooks/hp_census.h"
 #include "collector_hooks/hp_hooks.h"
@@ -44,15 +45,33 @@ __attribute__((noinline, cold)) static void attach_or_die(void)
     }
 }
 
-static inline hp_thread *enter(void)
+/* A GC_ entry point is called from `ret`. */
+static inline hp_thread *enter(void *ret)
 {
     hp_thread *t = &hp_tls;
     if (__builtin_expect(!attached(), 0)) attach_or_die();
-    /* Where the program's frames end, should a collection run inside this
-     * call (the retainer profile's roots on this thread's stack). */
-    if (t->depth == 0 && hp_rt.entry_frames) hp_thread_note_entry(t);
+    if (t->depth == 0) {
+        if (__builtin_expect(hp_rt.fast_alloc, 0)) {
+            hp_fast_settle(t);
+            if (hp_fast_from_libgc(ret)) {
+                t->depth = 1;   /* nested in a fast call (hp_fast_alloc.h) */
+                return t;
+            }
+            t->fast_cfa = 0;
+        }
+        /* Where the program's frames end, should a collection run inside
+         * this call (the retainer profile's roots on this thread's stack). */
+        if (hp_rt.entry_frames) hp_thread_note_entry(t);
+    }
     if (++t->depth == 1 && t->ready && --t->countdown == 0) hp_hooks_clock_check(t);
     return t;
+}
+
+/* The program's outermost call of a GC_ entry point called from `ret`
+ * returns now (depth 0)? Not one nested in a fast call. */
+static inline int leaving_outermost(hp_thread *t, void *ret)
+{
+    return --t->depth == 0 && !(__builtin_expect(hp_rt.fast_alloc, 0) && hp_fast_from_libgc(ret));
 }
 
 static inline uint32_t sat32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
@@ -156,29 +175,9 @@ __attribute__((noinline)) static void record_list(hp_thread *t, void *list, size
     }
 }
 
-/* sample= and stacks=no: an outermost GC_malloc or GC_malloc_atomic that
- * records nothing (not the sampled allocation; never, under stacks=no) and
- * is not due a clock check goes straight to libgc, a tail call: what
- * enter() and leave() would do for it is only the countdowns, done here.
- * Everything else takes the whole path. (A thread becomes ready at its
- * first record, or under stacks=no at its first allocation: before, its
- * countdown is 0 and it takes the whole path.) */
-static inline int fast_alloc(hp_thread *t, size_t lb)
+static inline void leave_outermost(hp_thread *t, void *p, size_t req, int how, int need_base,
+                                   void *frame, void *ret)
 {
-    if (!hp_rt.fast_alloc || t->depth || t->countdown <= 1) return 0;
-    if (hp_sample_on) {
-        int64_t left = t->sample_left - (int64_t)(lb ? lb : 1);
-        if (left <= 0) return 0;
-        t->sample_left = left;
-    }
-    t->countdown--;
-    return 1;
-}
-
-static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
-                         void *frame, void *ret)
-{
-    if (--t->depth != 0 || !p || hp_rt.passive) return;
     if (hp_rt.cfg.no_stacks) {
         /* No record; but the thread's clock checks need it ready. */
         if (__builtin_expect(!t->ready, 0)) hp_thread_setup(t);
@@ -196,10 +195,18 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
     }
 }
 
+static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_base,
+                         void *frame, void *ret)
+{
+    if (!leaving_outermost(t, ret)) return;
+    if (p && !hp_rt.passive) leave_outermost(t, p, req, how, need_base, frame, ret);
+    hp_fast_arm(t);   /* (after this call's bytes came off sample_left) */
+}
+
 #define WRAP(ret_t, name, how, need_base, req, params, args)                  \
     ret_t name params                                                         \
     {                                                                         \
-        hp_thread *t_ = enter();                                              \
+        hp_thread *t_ = enter(HP_RET);                                        \
         ret_t r_ = hp_real.name args;                                         \
         leave(t_, (void *)r_, (req), how, need_base, HP_FRAME, HP_RET);       \
         return r_;                                                            \
@@ -212,30 +219,32 @@ static inline void leave(hp_thread *t, void *p, size_t req, int how, int need_ba
  * GC_malloc_atomic are GC_malloc_kind(lb, NORMAL / PTRFREE) (malloc.c):
  * calling that directly saves a pass through heapprof's own GC_malloc_kind
  * on every allocation. (A libgc without GC_malloc_kind is called as is.) */
-/* The whole path is a function of its own, tail-called, so that the fast
- * path saves almost no registers (its frame and return address are the
- * wrapper's caller's then; were it not a tail call, the capture leaves
- * heapprof's own frames out anyway). The fast path still counts its call
- * in `depth`: libgc calls other entry points from inside it (it refills a
- * thread's free lists with GC_generic_malloc_many, and tail-calls
- * GC_malloc_kind_global for larger sizes, whose return address is then the
- * program's), and those must see that they are nested. */
+/* sample= and stacks=no: a call within the thread's allowance goes
+ * straight to libgc's GC_malloc_kind, a tail call (hp_fast_alloc.h, Note
+ * [The fast path's allowance]); it leaves its stack top and return address
+ * for GC_malloc_kind_global (Note [Nested by address]). Every other call
+ * takes the whole path, a function of its own, tail-called, so that the
+ * fast path saves no registers (the whole path's frame and return address
+ * are then the caller's; were it not a tail call, the capture leaves
+ * heapprof's own frames out anyway). */
 #define WRAP_KIND(name, how, kind)                                             \
     __attribute__((noinline)) static void *name##_whole(size_t lb)            \
     {                                                                         \
-        hp_thread *t_ = enter();                                              \
+        hp_thread *t_ = enter(HP_RET);                                        \
         void *r_ = hp_real.GC_malloc_kind ? hp_real.GC_malloc_kind(lb, kind)  \
                                           : hp_real.name(lb);                 \
         leave(t_, r_, lb, how, 0, HP_FRAME, HP_RET);                          \
         return r_;                                                            \
     }                                                                         \
-    void *name(size_t lb)                                                     \
+    __attribute__((optimize("omit-frame-pointer"))) void *name(size_t lb)      \
     {                                                                         \
-        if (fast_alloc(&hp_tls, lb)) {                                        \
-            hp_tls.depth++;                                                   \
-            void *r_ = hp_real.GC_malloc_kind(lb, kind);                      \
-            hp_tls.depth--;                                                   \
-            return r_;                                                        \
+        hp_thread *t_ = &hp_tls;                                              \
+        int64_t left_ = t_->fast_left - (int64_t)(lb ? lb : 1);               \
+        if (__builtin_expect(left_ > 0, 1)) {                                 \
+            t_->fast_left = left_;                                            \
+            t_->fast_cfa = (uintptr_t)__builtin_dwarf_cfa();                  \
+            t_->fast_ret = HP_RET;                                            \
+            return hp_real.GC_malloc_kind(lb, kind);                          \
         }                                                                     \
         return name##_whole(lb);                                              \
     }
@@ -274,7 +283,23 @@ WRAP(void *, GC_generic_or_special_malloc, HP_HOW_KIND, 0, lb, (size_t lb, int k
 WRAP(void *, GC_debug_generic_or_special_malloc, HP_HOW_DEBUG, 1, lb,
      (size_t lb, int k, D_PARAMS), (lb, k, s_, i_))
 WRAP(void *, GC_malloc_kind, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
-WRAP(void *, GC_malloc_kind_global, HP_HOW_KIND, 0, lb, (size_t lb, int k), (lb, k))
+
+/* Tail-called by libgc's GC_malloc_kind inside a fast call, it has that
+ * call's stack top and return address: nested (hp_fast_alloc.h, Note
+ * [Nested by address]), forwarded as the fast call was. */
+void *GC_malloc_kind_global(size_t lb, int k)
+{
+    hp_thread *t = &hp_tls;
+    if (t->depth == 0 && t->fast_cfa && t->fast_cfa == (uintptr_t)__builtin_dwarf_cfa() &&
+        t->fast_ret == HP_RET) {
+        t->fast_cfa = 0;
+        return hp_real.GC_malloc_kind_global(lb, k);
+    }
+    t = enter(HP_RET);
+    void *r = hp_real.GC_malloc_kind_global(lb, k);
+    leave(t, r, lb, HP_HOW_KIND, 0, HP_FRAME, HP_RET);
+    return r;
+}
 WRAP(void *, GC_malloc_explicitly_typed, HP_HOW_TYPED, 0, lb, (size_t lb, GC_descr d), (lb, d))
 WRAP(void *, GC_malloc_explicitly_typed_ignore_off_page, HP_HOW_TYPED, 0, lb,
      (size_t lb, GC_descr d), (lb, d))
@@ -289,7 +314,7 @@ WRAP(void *, GC_finalized_malloc, HP_HOW_FINALIZED, 1, lb,
 
 int GC_posix_memalign(void **memptr, size_t align, size_t lb)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter(HP_RET);
     int rc = hp_real.GC_posix_memalign(memptr, align, lb);
     leave(t, rc == 0 ? *memptr : NULL, lb, HP_HOW_NORMAL, 1, HP_FRAME, HP_RET);
     return rc;
@@ -324,7 +349,7 @@ static void note_resize(void *p, size_t lb)
 #define WRAP_REALLOC(name, params, args)                                      \
     void *name params                                                         \
     {                                                                         \
-        hp_thread *t_ = enter();                                              \
+        hp_thread *t_ = enter(HP_RET);                                        \
         atomic_fetch_add_explicit(&hp_rt.block_epoch, 1, memory_order_release); \
         void *r_ = hp_real.name args;                                         \
         if (t_->depth == 1 && r_ && r_ == p) note_resize(r_, lb);             \
@@ -338,18 +363,23 @@ WRAP_REALLOC(GC_debug_realloc_replacement, (void *p, size_t lb), (p, lb))
 
 void *GC_malloc_many(size_t lb)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter(HP_RET);
     void *r = hp_real.GC_malloc_many(lb);
-    if (--t->depth == 0 && r && !hp_rt.passive) record_list(t, r, lb, HP_FRAME, HP_RET);
+    if (leaving_outermost(t, HP_RET)) {
+        if (r && !hp_rt.passive) record_list(t, r, lb, HP_FRAME, HP_RET);
+        hp_fast_arm(t);
+    }
     return r;
 }
 
 void GC_generic_malloc_many(size_t lb, int k, void **result)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter(HP_RET);
     hp_real.GC_generic_malloc_many(lb, k, result);
-    if (--t->depth == 0 && *result && !hp_rt.passive)
-        record_list(t, *result, lb, HP_FRAME, HP_RET);
+    if (leaving_outermost(t, HP_RET)) {
+        if (*result && !hp_rt.passive) record_list(t, *result, lb, HP_FRAME, HP_RET);
+        hp_fast_arm(t);
+    }
 }
 
 /* ---- Deallocation: the record goes at once (under the allocation lock,
@@ -435,6 +465,8 @@ int GC_invoke_finalizers(void)
     t->depth = 0;
     int r = hp_real.GC_invoke_finalizers();
     t->depth = saved;
+    /* (inside a call again: no allowance, hp_fast_alloc.h) */
+    if (saved) hp_fast_settle(t);
     return r;
 }
 
@@ -488,9 +520,9 @@ void GC_set_start_callback(GC_start_callback_proc fn)
  * stack that registered it. */
 void GC_add_roots(void *lo, void *hi)
 {
-    hp_thread *t = enter();
+    hp_thread *t = enter(HP_RET);
     hp_real.GC_add_roots(lo, hi);
-    if (--t->depth == 0 && !hp_rt.passive && (t->ready || hp_thread_setup(t) == 0))
+    if (leaving_outermost(t, HP_RET) && !hp_rt.passive && (t->ready || hp_thread_setup(t) == 0))
         hp_rootrec_registered((uintptr_t)lo, (uintptr_t)hi,
                               hp_capture_ccs(t, HP_FRAME, HP_RET));
 }
