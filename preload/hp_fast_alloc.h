@@ -9,10 +9,10 @@
  * A thread's fast_left is the bytes its GC_malloc and GC_malloc_atomic may
  * still hand out without the whole path: a call of lb bytes (1 for 0) that
  * leaves it above 0 takes them from it and jumps to libgc's GC_malloc_kind
- * (a tail call, no frame: 11 instructions a call on average, where the
- * old fast path's countdowns, frame and call took 25 under sample=, 19
- * under stacks=no; callgrind, trees.c 14, 4.7 million calls). The whole
- * path arms it when it leaves the
+ * (a tail call, no frame: 17 instructions, where the old fast path's
+ * countdowns, frame and call took 37 under sample=, 29 under stacks=no;
+ * callgrind, trees.c 14, 3.2 million calls). The whole path arms it when
+ * it leaves the
  * program's outermost call (fast_left = fast_armed): at most the bytes to
  * the thread's next sample, and 16 bytes for each call the clock check
  * lets pass (check_every: at most 64 KiB). The next outermost call into
