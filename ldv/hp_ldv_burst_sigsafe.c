@@ -50,6 +50,7 @@
  * caller holds hp_ldv.handlers), and this handler's locals. ---- */
 #include "ldv/hp_ldv_internal.h"
 #include "ldv/hp_ldv_x86.h"
+#include "core/hp_rt.h"
 #include "core/hp_sys.h"
 #include "core/hp_thread.h"
 
@@ -420,7 +421,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
         int stop = idle >= IDLE_MAX || n >= HARD_MAX || b.peeks >= PEEKS_MAX ||
                    ((uint64_t)g[REG_EFL] & 0x100) ||
                    (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) || !code_ok(&b, pc);
-        b.collector = (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) || hp_tls.depth > 0;
+        b.collector = (pc >= hp_rt.gc_lo && pc < hp_rt.gc_hi) || hp_tls.depth > 0;
         uint64_t undef;
         hp_x86_mem m = {rd, wr, &b, xmm, &xmm_written};
         b.touched = 0;

@@ -125,7 +125,6 @@ typedef struct hp_ldv_state {
     hp_ldv_run *runs; size_t nruns;
     uintptr_t lo, hi;               /* span of the runs */
     hp_rec *recs;                   /* the shadow table when the index was built */
-    uintptr_t gc_lo, gc_hi;         /* libgc's text (its accesses are not uses) */
     uintptr_t self_lo, self_hi;     /* heapprof's */
     /* Map-entry budget. */
     long max_map_count;

@@ -133,8 +133,6 @@ void hp_ldv_attach(void)
 {
     if (!hp_ldv.active) return;
     hp_ldv_sigview_start();
-    hp_ldv.gc_lo = hp_rt.gc_lo;   /* (known at attach, before the schemes') */
-    hp_ldv.gc_hi = hp_rt.gc_hi;
     hp_symbols_module_span((uintptr_t)hp_ldv_attach, &hp_ldv.self_lo, &hp_ldv.self_hi);
     hp_ldv_gc_is_init_called = (int (*)(void))dlsym(RTLD_NEXT, "GC_is_init_called");
     hp_ldv_peek_.gc_get_parallel = (int (*)(void))dlsym(RTLD_NEXT, "GC_get_parallel");

@@ -91,7 +91,7 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
  * the C library called from inside a GC_ entry point (memset, memcpy). */
 static int is_collector(uintptr_t pc)
 {
-    return (pc >= hp_ldv.gc_lo && pc < hp_ldv.gc_hi) ||
+    return (pc >= hp_rt.gc_lo && pc < hp_rt.gc_hi) ||
            (pc >= hp_ldv.self_lo && pc < hp_ldv.self_hi) ||
            hp_tls.depth > 0;
 }
