@@ -142,6 +142,65 @@ static size_t run_cut(sweep_run *s, size_t out, unsigned kept, uint64_t top)
     return out + 1;
 }
 
+/* Note [Old runs kept whole]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Most of a big live heap is old: records that have stopped ageing
+ * (HP_AGE_MAX), kept in runs down a block (Note [Runs down a block],
+ * core/hp_shadow_internal.h), every one of them found live at every
+ * collection. Decoding such a run's objects one by one, judging,
+ * counting and writing each back as it was was most of the sweep's time
+ * on a heap of a million or more long-lived objects (bench/heap_sweep.c
+ * at 512 MB: 18% of the whole run). A same entry at the reading place
+ * whose objects have stopped ageing, with no flags, where the entry
+ * written last repeats the same stack, sizes and kind (so the entry
+ * means the same where it stands), is judged first as a whole: each of
+ * its objects is asked the collector's mark bit (and the frees' filter);
+ * if every one is live and none may have been freed, the run is counted
+ * in one step (its stack's census bytes and objects) and left as it is.
+ * Otherwise nothing has changed and its objects go through the loop one
+ * by one, as any others. Only sweeps that judge, without an observer
+ * (which hears of every record, and may filter the census), do this; and
+ * not under sample= (whose records are weighted, and never same
+ * entries). The run's entry is written back where the table is written
+ * (out <= at: behind the reading, or where it was). */
+static inline __attribute__((always_inline)) int
+old_run_kept(sweep_run *s, size_t out, int census, int marks, uint64_t *live_bytes,
+             uint64_t *live_objects)
+{
+    size_t at = s->rd;
+    if (s->in_prev.run != 0 || hp_sample_on) return 0;
+    uint64_t w = s->ctable[at];
+    if ((w & 15) != HP_LOG_SAME || w >> 56 != HP_AGE_MAX) return 0;
+    unsigned extra = hp_run_extra(w);
+    const hp_same *in = &s->in_prev, *o = &s->out_prev;
+    if (extra == 0 || !(in->kh & HP_SAME_VALID) || o->kh != in->kh || o->ccs != in->ccs ||
+        o->sizes != in->sizes)
+        return 0;
+    uintptr_t base = (uintptr_t)(w & HP_LOG_BASE);
+    uint64_t g = (uint64_t)(in->sizes >> 16) << 4;
+    for (unsigned m = 0; m <= extra; m++) {
+        uintptr_t b = base - m * g;
+        if ((s->frees && hp_shadow_freed_maybe(b)) ||
+            !(marks ? is_live(&s->blocks, b) : s->spec->live(b, s->spec->live_ctx)))
+            return 0;
+    }
+    uint64_t k = (uint64_t)extra + 1;
+    if (census) {
+        if (s->stats) {
+            s->stats[in->ccs].census += k * g;
+            s->stats[in->ccs].census_objects += k;
+        }
+        *live_bytes += k * g;
+        *live_objects += k;
+    }
+    if (out != at) s->ctable[out] = w;   /* (out < at: written behind the reading) */
+    s->out_prev.run = 0;
+    s->out_prev.last = &s->ctable[out];
+    s->rd = at + 1;
+    s->kept += k;
+    return 1;
+}
+
 static inline __attribute__((always_inline)) void
 judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int form,
             int census, int judge, int marks, int breakdown, int simple, int observed)
@@ -166,8 +225,18 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         hp_rec one, *r;
         size_t i, at = 0;
         unsigned took = 0;
+        if (form == FORM_TABLE && judge && !observed && ip == 0 &&
+            old_run_kept(s, out, census, marks, &live_bytes, &live_objects)) {
+            out++;
+            continue;
+        }
+        /* (FORM_TABLE: the entry at `at` was not begun before this record,
+         * so it is as the table had it; in a run, a survivor written at
+         * out == at may have taken its place, the reader keeping its word) */
+        int fresh = 0;
         if (form == FORM_TABLE) {   /* decoded in place of the entries it takes */
             at = s->rd;
+            fresh = s->in_prev.run == 0;
             i = at - s->shift;      /* (its index when the frees were noted) */
             __builtin_prefetch(&s->ctable[at + 32]);
             took = hp_tab_get(&s->ctable[at], &one, &s->in_prev);
@@ -237,26 +306,37 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             }
             if (ip) out = run_cut(s, out, ip, ip_top);
             ip = 0;
-            if (!took && !noted && out == at && s->in_prev.run == 1 &&
-                hp_same_as(&s->out_prev, r)) {   /* a run's first, where it was */
+            if (!took && !noted && s->in_prev.run == 1 &&
+                hp_same_as(&s->out_prev, r)) {   /* a run's first, kept whole so far */
+                /* (out < at: its word copied back to where the table is
+                 * written; the reader keeps the word at `at` until the
+                 * run's last) */
+                if (out != at) s->ctable[out] = s->ctable[at];
                 ip = 1;
                 ip_top = top;
                 s->kept++;
                 continue;
             }
         }
-        if (form == FORM_TABLE && !observed && !noted && out == at &&
-            (took == 2 || (took == 1 && hp_run_extra(s->ctable[at]) == 0 &&
+        if (form == FORM_TABLE && !observed && !noted &&
+            (took == 2 || (took == 1 && fresh && hp_run_extra(s->ctable[at]) == 0 &&
                            hp_same_as(&s->out_prev, r)))) {
             /* A short record (or one repeating the record written before
-             * it, not a run of several: Note [Runs down a block]) that
-             * stays where it was, changed at most in its age and flags (no
-             * free or resize was noted for it): its first word rewritten
-             * if they changed. */
-            uint64_t *w = &s->ctable[at];
-            uint64_t a = (w[0] & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
+             * it, not a run of several: Note [Runs down a block]), changed
+             * at most in its age and flags (no free or resize was noted
+             * for it): its words as they were, its first rewritten if
+             * they changed, where it was or (out < at, the table already
+             * read there) where the table is written. */
+            uint64_t *w = &s->ctable[out];
+            const uint64_t *e = &s->ctable[at];
+            uint64_t a = (e[0] & 0x00ffffffffffffffull) | (uint64_t)r->age << 56 |
                          (uint64_t)r->flags << 59;
-            if (a != w[0]) w[0] = a;
+            if (out != at) {
+                w[0] = a;
+                if (took == 2) w[1] = e[1];
+            } else if (a != w[0]) {
+                w[0] = a;
+            }
             if (took == 2) {
                 s->out_prev = s->in_prev;   /* (what the short one set) */
                 s->out_prev.run = 0;

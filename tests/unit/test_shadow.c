@@ -1454,3 +1454,131 @@ Test(shadow, recent_sites_five_in_turn, .init = setup)
 {
     sites_in_turn(5, 600, 5 * 600 * 2);
 }
+
+/* Note [Old runs kept whole] (core/hp_sweep.c): runs of records that have
+ * stopped ageing are judged a run at a time. Blocks of 128 objects from
+ * one site reach HP_AGE_MAX; a sweep where all survive leaves the table as
+ * it was; then deaths in some runs (block 0 keeps every other object, so
+ * its one run becomes 64 entries and the table is moved up, and every
+ * later run is read ahead of where it is written), a death in the middle
+ * of another run, the first object of another, and a free noted in a
+ * fourth: the census and the table hold exactly the survivors, in order,
+ * still of age HP_AGE_MAX. */
+enum { OLD_BLOCKS = 32, OLD_PER = 128 };
+static uintptr_t old_base(size_t b, size_t i) { return RUN_TOP + (b << 12) + 4096 - 32 * (i + 1); }
+
+static int live_old(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    size_t b = (size_t)((base - RUN_TOP) >> 12), i = (size_t)((RUN_TOP + (b << 12) + 4096 - base) / 32) - 1;
+    if (b == 0) return i % 2 == 0;
+    if (b == 7) return i != 50;
+    if (b == 20) return i != 0;
+    return 1;
+}
+
+static size_t old_survivors(uintptr_t *out, int all)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < OLD_BLOCKS; b++)
+        for (size_t i = 0; i < OLD_PER; i++)
+            if (all || (live_old(old_base(b, i), NULL) && !(b == 30 && i == 3)))
+                out[n++] = old_base(b, i);
+    return n;
+}
+
+Test(shadow, old_runs_judged_whole, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    for (size_t b = 0; b < OLD_BLOCKS; b++)
+        for (size_t i = 0; i < OLD_PER; i++) {
+            hp_rec r = block_rec(old_base(b, i), 5);
+            cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        }
+    hp_shadow_drain(NULL, NULL);
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.census = 1;
+    spec.live = live_all;
+    for (int k = 0; k < HP_AGE_MAX; k++) hp_sweep(&spec);
+    size_t words = hp_store_.table_len;
+    hp_sweep_result res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, (uint64_t)OLD_BLOCKS * OLD_PER);
+    cr_assert_eq(res.live_bytes, (uint64_t)32 * OLD_BLOCKS * OLD_PER);
+    cr_assert_eq(hp_store_.table_len, words);
+    if (COMPACT) cr_assert_leq(words, 2 * OLD_BLOCKS * 3, "%zu words", words);
+
+    hp_shadow_note_free(old_base(30, 3), NULL, NULL);
+    spec.live = live_old;
+    res = hp_sweep(&spec);
+    static uintptr_t want[OLD_BLOCKS * OLD_PER];
+    size_t n = old_survivors(want, 0);
+    cr_assert_eq(n, OLD_BLOCKS * OLD_PER - 64 - 1 - 1 - 1);
+    cr_assert_eq(res.live_objects, n);
+    cr_assert_eq(res.live_bytes, 32 * n);
+    if (COMPACT) cr_assert_gt(res.moves, 0, "block 0's cut run did not move the table");
+    cr_assert_eq(hp_shadow_records(), n);
+    static bases_seen got;
+    memset(&got, 0, sizeof got);
+    hp_shadow_foreach(see_base, &got);
+    cr_assert_eq(got.n, n);
+    for (size_t k = 0; k < n; k++)
+        cr_assert_eq(got.b[k], want[k], "survivor %zu is %#lx, want %#lx", k,
+                     (unsigned long)got.b[k], (unsigned long)want[k]);
+    cr_assert_eq(got.age_min, HP_AGE_MAX);
+    cr_assert_eq(got.age_max, HP_AGE_MAX);
+
+    /* All survive again: the same records, the table as it was. */
+    words = hp_store_.table_len;
+    spec.live = live_all;
+    res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, n);
+    static bases_seen again;
+    memset(&again, 0, sizeof again);
+    hp_shadow_foreach(see_base, &again);
+    cr_assert_eq(again.n, n);
+    cr_assert_eq(memcmp(again.b, got.b, n * sizeof *got.b), 0);
+    cr_assert_eq(hp_store_.table_len, words);
+}
+
+/* A run read while a survivor before it is written over its word: one
+ * object of another site, then five of one site down a block (a short
+ * entry, then a same entry for a run of four). The first two die: the
+ * third is then written as a short entry behind the reading, and the
+ * fourth as a same entry where the run's word was. The fifth, the run's
+ * last, must still be read from the word the reader kept, not from what
+ * the table now holds there. */
+static int live_but_first_two(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    return base != RUN_TOP + 4096 - 32 && base != RUN_TOP + 4096 - 64;
+}
+
+Test(shadow, run_written_over_while_read, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec a = block_rec(RUN_TOP + 8192 + 4096 - 32, 77);
+    cr_assert_eq(hp_shadow_log_append(log, &a), 0);
+    for (size_t i = 0; i < 5; i++) {
+        hp_rec r = block_rec(RUN_TOP + 4096 - 32 * (i + 1), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_shadow_drain(NULL, NULL);
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.census = 1;
+    spec.live = live_all;
+    hp_sweep(&spec);
+    spec.live = live_but_first_two;
+    hp_sweep_result res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, 4);
+    static bases_seen got;
+    memset(&got, 0, sizeof got);
+    hp_shadow_foreach(see_base, &got);
+    cr_assert_eq(got.n, 4);
+    uintptr_t want[4] = {a.base, RUN_TOP + 4096 - 96, RUN_TOP + 4096 - 128,
+                         RUN_TOP + 4096 - 160};
+    for (size_t k = 0; k < 4; k++)
+        cr_assert_eq(got.b[k], want[k], "record %zu is %#lx, want %#lx", k,
+                     (unsigned long)got.b[k], (unsigned long)want[k]);
+}
