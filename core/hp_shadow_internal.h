@@ -534,6 +534,14 @@ static inline int hp_shadow_freed_maybe(uintptr_t base)
  * every noted free). */
 typedef void (*hp_span_fn)(hp_rec *recs, size_t n, void *ctx);
 void hp_shadow_take_pending(hp_span_fn fn, void *ctx);
+/* The same, offering `run` each run of a log's same entry whole (Note
+ * [Runs down a block]), in its place in the order: objects `from` to `to`
+ * of the run whose first object is *first (object m at first->base - m *
+ * first->granted, every other field *first's). `run` returns 1 if it took
+ * them (they are then consumed, as a span is), 0 to have them handed to
+ * `fn` one by one as records. */
+typedef int (*hp_run_fn)(const hp_rec *first, unsigned from, unsigned to, void *ctx);
+void hp_shadow_take_pending_runs(hp_span_fn fn, hp_run_fn run, void *ctx);
 /* The table with room for `need` records, or words if compact (its base
  * never moves), or NULL when out of memory. */
 void *hp_shadow_room(size_t need);

@@ -85,7 +85,7 @@ static int table_push_many(const hp_rec *r, size_t n)
  * that entry's objects were handed out). */
 #define DECODED 64   /* 2 KiB of stack */
 static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_lsame *st,
-                             int final, hp_span_fn fn, void *ctx)
+                             int final, hp_span_fn fn, hp_run_fn run, void *ctx)
 {
     hp_rec buf[DECODED];
     size_t k = 0;
@@ -105,6 +105,11 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_l
             st->run = 0;
             hp_log_decode(&c->w[i], c->period0, st, &one);   /* (its first object) */
             st->run = 0;
+            if (run && m < extra) {   /* (two or more: offered whole, after what came before) */
+                if (k) fn(buf, k, ctx);
+                k = 0;
+                if (run(&one, m, extra, ctx)) m = extra + 1;
+            }
             for (; m <= extra; m++) {
                 buf[k] = one;
                 buf[k].base = one.base - (uintptr_t)m * one.granted;
@@ -133,7 +138,7 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_l
 /* Give one log's unconsumed records to `fn` span by span; each span is
  * consumed once `fn` returns, and an exited thread's log is recycled once
  * empty. */
-static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
+static void take_log(hp_tlog *log, hp_span_fn fn, hp_run_fn run, void *ctx)
 {
     int state = atomic_load_explicit(&log->state, memory_order_acquire);
     if (state == LOG_FREE || state == LOG_CLAIMED) return;
@@ -144,7 +149,7 @@ static void take_log(hp_tlog *log, hp_span_fn fn, void *ctx)
         /* (A chunk with a successor, or an exited thread's, is final.) */
         int final = (n == HP_CHUNK_WORDS && next) || state == LOG_EXITED;
         if (n > log->consumed)
-            log->consumed = take_entries(c, log->consumed, n, &log->read, final, fn, ctx);
+            log->consumed = take_entries(c, log->consumed, n, &log->read, final, fn, run, ctx);
         if (n == HP_CHUNK_WORDS && next) {
             hp_shadow_chunk_put(c);
             c = next;
@@ -214,17 +219,22 @@ static void take_aside(hp_span_fn fn, void *ctx)
     hp_store_.aside_len = hp_store_.aside_recs = 0;
 }
 
-static void take_logs(hp_span_fn fn, void *ctx)
+static void take_logs(hp_span_fn fn, hp_run_fn run, void *ctx)
 {
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all)
-        take_log(l, fn, ctx);
+        take_log(l, fn, run, ctx);
+}
+
+void hp_shadow_take_pending_runs(hp_span_fn fn, hp_run_fn run, void *ctx)
+{
+    take_aside(fn, ctx);
+    take_logs(fn, run, ctx);
 }
 
 void hp_shadow_take_pending(hp_span_fn fn, void *ctx)
 {
-    take_aside(fn, ctx);
-    take_logs(fn, ctx);
+    hp_shadow_take_pending_runs(fn, NULL, ctx);
 }
 
 typedef struct drain_ctx { hp_visit_fn visit; void *ctx; } drain_ctx;
@@ -279,7 +289,7 @@ size_t hp_shadow_drain_marked(hp_live_fn keep, void *ctx)
     drain_ctx d = {NULL, NULL};
     take_aside(copy_span, &d);   /* (older than any log's records) */
     split_ctx sp = {keep, ctx, 0};
-    take_logs(split_span, &sp);
+    take_logs(split_span, NULL, &sp);
     hp_store_.aside_split = sp.aside;
     return sp.aside;
 }

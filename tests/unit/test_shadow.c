@@ -1582,3 +1582,100 @@ Test(shadow, run_written_over_while_read, .init = setup)
         cr_assert_eq(got.b[k], want[k], "record %zu is %#lx, want %#lx", k,
                      (unsigned long)got.b[k], (unsigned long)want[k]);
 }
+
+/* Note [Young runs] (core/hp_sweep.c): a sweep by stack takes a log's run
+ * whole. Runs of one site down two blocks (longer than a log's same entry
+ * holds), an object of another site between them, a sweep while the last
+ * run is still growing (the next takes the rest of it, from where the
+ * first stopped), and, after a free, a run through the freed address (the
+ * frees' filter names it: that run goes one by one, and the new object
+ * there is not taken as freed). Every third object dies. The stacks'
+ * tallies, the census and the table are exact. */
+#include "core/hp_ccstats.h"
+
+static uintptr_t young_base(size_t b, size_t i) { return RUN_TOP + (b << 12) + 4096 - 32 * (i + 1); }
+static int live_young(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    return ((base >> 5) % 3) != 0;
+}
+
+Test(shadow, young_runs_judged_whole, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    static hp_ccs_stats stats[128];
+    memset(stats, 0, sizeof stats);
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.census = 1;
+    spec.logs = 1;
+    spec.stats = stats;
+    spec.live = live_young;
+    static uintptr_t want[1024];
+    size_t nwant = 0, appended = 0, other = 0;
+    uint64_t live5 = 0;
+    /* 100 down block 1, one of site 77, 30 down block 2 */
+    for (size_t i = 0; i < 100; i++, appended++) {
+        hp_rec r = block_rec(young_base(1, i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_rec o = block_rec(young_base(5, 0), 77);
+    cr_assert_eq(hp_shadow_log_append(log, &o), 0);
+    other++;
+    for (size_t i = 0; i < 30; i++, appended++) {
+        hp_rec r = block_rec(young_base(2, i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_sweep_result res = hp_sweep(&spec);
+    for (size_t i = 0; i < 100; i++) if (live_young(young_base(1, i), NULL)) want[nwant++] = young_base(1, i), live5++;
+    if (live_young(o.base, NULL)) want[nwant++] = o.base;
+    for (size_t i = 0; i < 30; i++) if (live_young(young_base(2, i), NULL)) want[nwant++] = young_base(2, i), live5++;
+    cr_assert_eq(res.objects, appended + other);
+    cr_assert_eq(res.live_objects, nwant);
+    cr_assert_eq(stats[5].objects, appended);
+    cr_assert_eq(stats[5].bytes, 32 * appended);
+    cr_assert_eq(stats[5].requested, 24 * appended);
+    cr_assert_eq(stats[5].survived, 32 * live5);
+    cr_assert_eq(stats[5].census, 32 * live5);
+    cr_assert_eq(stats[5].census_objects, live5);
+    cr_assert_eq(stats[77].objects, 1);
+
+    /* The run down block 2 goes on in the same log entry. */
+    stats[5].census = stats[5].census_objects = 0;
+    uint64_t kept5 = live5;   /* (the table's: alive at every sweep now) */
+    for (size_t i = 30; i < 70; i++, appended++) {
+        hp_rec r = block_rec(young_base(2, i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        if (live_young(young_base(2, i), NULL)) want[nwant++] = young_base(2, i), live5++;
+    }
+    res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, nwant);
+    cr_assert_eq(stats[5].objects, appended);
+    cr_assert_eq(stats[5].census_objects, live5);
+    cr_assert_eq(stats[5].survived, 32 * live5);
+    (void)kept5;
+
+    /* A free, then a run through the freed address (block 3's object 10,
+     * freed, made again with its neighbours). */
+    hp_shadow_note_free(young_base(3, 10), NULL, NULL);
+    for (size_t i = 0; i < 40; i++, appended++) {
+        hp_rec r = block_rec(young_base(3, i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+        if (live_young(young_base(3, i), NULL)) want[nwant++] = young_base(3, i), live5++;
+    }
+    cr_assert(live_young(young_base(3, 10), NULL), "(the test needs the freed address alive)");
+    stats[5].census = stats[5].census_objects = 0;
+    res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, nwant);
+    cr_assert_eq(stats[5].objects, appended);
+    cr_assert_eq(stats[5].census_objects, live5);
+    cr_assert_eq(stats[5].survived, 32 * live5);
+
+    static bases_seen got;
+    memset(&got, 0, sizeof got);
+    hp_shadow_foreach(see_base, &got);
+    cr_assert_eq(got.n, nwant);
+    for (size_t k = 0; k < nwant; k++)
+        cr_assert_eq(got.b[k], want[k], "record %zu is %#lx, want %#lx", k,
+                     (unsigned long)got.b[k], (unsigned long)want[k]);
+}
