@@ -143,35 +143,36 @@ static size_t run_cut(sweep_run *s, size_t out, unsigned kept, uint64_t top)
     return out + 1;
 }
 
-/* Note [Old runs kept whole]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Most of a big live heap is old: records that have stopped ageing
- * (HP_AGE_MAX), kept in runs down a block (Note [Runs down a block],
- * core/hp_shadow_internal.h), every one of them found live at every
- * collection. Decoding such a run's objects one by one, judging,
- * counting and writing each back as it was was most of the sweep's time
- * on a heap of a million or more long-lived objects (bench/heap_sweep.c
- * at 512 MB: 18% of the whole run). A same entry at the reading place
- * whose objects have stopped ageing, with no flags, where the entry
- * written last repeats the same stack, sizes and kind (so the entry
- * means the same where it stands), is judged first as a whole: each of
- * its objects is asked the collector's mark bit (and the frees' filter);
- * if every one is live and none may have been freed, the run is counted
- * in one step (its stack's census bytes and objects) and left as it is.
- * Otherwise nothing has changed and its objects go through the loop one
- * by one, as any others. Only sweeps that judge, without an observer
- * (which hears of every record, and may filter the census), do this; and
- * not under sample= (whose records are weighted, and never same
- * entries). The run's entry is written back where the table is written
- * (out <= at: behind the reading, or where it was). */
+/* Note [Runs judged whole]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Most of a big live heap sits in the table in runs down a block (Note
+ * [Runs down a block], core/hp_shadow_internal.h) whose objects all live
+ * on from collection to collection. Decoding such a run's objects one by
+ * one, judging, counting and writing each back was most of the sweep's
+ * time on a heap of a million or more long-lived objects
+ * (bench/heap_sweep.c at 512 MB: 18% of the whole run). A same entry at
+ * the reading place, with no flags, where the entry written last repeats
+ * the same stack, sizes and kind (so the entry means the same where it
+ * stands), is judged first as a whole: each of its objects is asked the
+ * collector's mark bit (or the sweep's own test) and the frees' filter.
+ * If every one is live and none may have been freed, the run is counted
+ * in one step: tallied to its stack if its objects are new (age 0: a
+ * drain put them in the table), their bytes survived if so, its stack's
+ * census; its entry stays (or is copied back where the table is written,
+ * out <= at), one older. Otherwise nothing has changed and its objects go
+ * through the loop one by one, as any others. Only sweeps that judge,
+ * without an observer (which hears of every record, and may filter the
+ * census) and, for new objects, without breakdowns, do this; and not
+ * under sample= (whose records are weighted, and never same entries). */
 static inline __attribute__((always_inline)) int
-old_run_kept(sweep_run *s, size_t out, int census, int marks, uint64_t *live_bytes,
-             uint64_t *live_objects)
+run_kept_whole(sweep_run *s, size_t out, int census, int marks, int breakdown,
+               uint64_t *live_bytes, uint64_t *live_objects)
 {
     size_t at = s->rd;
     if (s->in_prev.run != 0 || hp_sample_on) return 0;
     uint64_t w = s->ctable[at];
-    if ((w & 15) != HP_LOG_SAME || w >> 56 != HP_AGE_MAX) return 0;
+    unsigned top = (unsigned)(w >> 56), age = top & 7;
+    if ((w & 15) != HP_LOG_SAME || (top >> 3) != 0 || (age == 0 && breakdown)) return 0;
     unsigned extra = hp_run_extra(w);
     const hp_same *in = &s->in_prev, *o = &s->out_prev;
     if (extra == 0 || !(in->kh & HP_SAME_VALID) || o->kh != in->kh || o->ccs != in->ccs ||
@@ -186,15 +187,30 @@ old_run_kept(sweep_run *s, size_t out, int census, int marks, uint64_t *live_byt
             return 0;
     }
     uint64_t k = (uint64_t)extra + 1;
+    hp_ccs_stats *st = s->stats ? &s->stats[in->ccs] : NULL;
+    if (age == 0) {   /* (new: tallied, and they survived a collection) */
+        uint64_t req = g - (in->sizes & 0xffff);
+        if (st) {
+            st->objects += k;
+            st->bytes += k * g;
+            st->requested += k * req;
+            st->survived += k * g;
+        }
+        s->res.objects += k;
+        s->res.bytes += k * g;
+        s->res.requested += k * req;
+        s->res.survived += k * g;
+    }
     if (census) {
-        if (s->stats) {
-            s->stats[in->ccs].census += k * g;
-            s->stats[in->ccs].census_objects += k;
+        if (st) {
+            st->census += k * g;
+            st->census_objects += k;
         }
         *live_bytes += k * g;
         *live_objects += k;
     }
-    if (out != at) s->ctable[out] = w;   /* (out < at: written behind the reading) */
+    if (age < HP_AGE_MAX) w = (w & 0x00ffffffffffffffull) | (uint64_t)(age + 1) << 56;
+    if (out != at || age < HP_AGE_MAX) s->ctable[out] = w;   /* (out <= at) */
     s->out_prev.run = 0;
     s->out_prev.last = &s->ctable[out];
     s->rd = at + 1;
@@ -227,7 +243,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         size_t i, at = 0;
         unsigned took = 0;
         if (form == FORM_TABLE && judge && !observed && ip == 0 &&
-            old_run_kept(s, out, census, marks, &live_bytes, &live_objects)) {
+            run_kept_whole(s, out, census, marks, bds != NULL, &live_bytes, &live_objects)) {
             out++;
             continue;
         }

@@ -1148,6 +1148,7 @@ Test(shadow, set_aside_at_a_traversal, .init = setup)
 /* ---- Note [Runs down a block] (core/hp_shadow_internal.h) ---- */
 
 #include "core/hp_sweep.h"
+#include "core/hp_ccstats.h"
 
 #define RUN_TOP ((uintptr_t)0x7000000000u)   /* a block's top: objects go down from it */
 
@@ -1455,10 +1456,11 @@ Test(shadow, recent_sites_five_in_turn, .init = setup)
     sites_in_turn(5, 600, 5 * 600 * 2);
 }
 
-/* Note [Old runs kept whole] (core/hp_sweep.c): runs of records that have
- * stopped ageing are judged a run at a time. Blocks of 128 objects from
- * one site reach HP_AGE_MAX; a sweep where all survive leaves the table as
- * it was; then deaths in some runs (block 0 keeps every other object, so
+/* Note [Runs judged whole] (core/hp_sweep.c): runs in the table are
+ * judged a run at a time. Blocks of 128 objects from one site, drained
+ * into the table (age 0: the first sweep tallies them to their stack),
+ * age by one at each sweep to HP_AGE_MAX; a sweep where all survive then
+ * leaves the table as it was; then deaths in some runs (block 0 keeps every other object, so
  * its one run becomes 64 entries and the table is moved up, and every
  * later run is read ahead of where it is written), a death in the middle
  * of another run, the first object of another, and a free noted in a
@@ -1496,11 +1498,33 @@ Test(shadow, old_runs_judged_whole, .init = setup)
             cr_assert_eq(hp_shadow_log_append(log, &r), 0);
         }
     hp_shadow_drain(NULL, NULL);
+    static hp_ccs_stats stats[8];
+    memset(stats, 0, sizeof stats);
     hp_sweep_spec spec = {0};
     spec.judge = 1;
     spec.census = 1;
     spec.live = live_all;
-    for (int k = 0; k < HP_AGE_MAX; k++) hp_sweep(&spec);
+    spec.stats = stats;
+    const uint64_t all = (uint64_t)OLD_BLOCKS * OLD_PER;
+    for (unsigned k = 1; k <= HP_AGE_MAX; k++) {
+        stats[5].census = stats[5].census_objects = 0;
+        hp_sweep_result r = hp_sweep(&spec);
+        cr_assert_eq(r.objects, k == 1 ? all : 0, "sweep %u tallied %lu", k, (unsigned long)r.objects);
+        cr_assert_eq(r.survived, k == 1 ? 32 * all : 0);
+        cr_assert_eq(r.live_objects, all);
+        cr_assert_eq(stats[5].objects, all);
+        cr_assert_eq(stats[5].bytes, 32 * all);
+        cr_assert_eq(stats[5].requested, 24 * all);
+        cr_assert_eq(stats[5].survived, 32 * all);
+        cr_assert_eq(stats[5].census_objects, all);
+        static bases_seen aged;
+        memset(&aged, 0, sizeof aged);
+        hp_shadow_foreach(see_base, &aged);
+        cr_assert_eq(aged.n, all);
+        cr_assert_eq(aged.age_min, k);
+        cr_assert_eq(aged.age_max, k);
+    }
+    spec.stats = NULL;
     size_t words = hp_store_.table_len;
     hp_sweep_result res = hp_sweep(&spec);
     cr_assert_eq(res.live_objects, (uint64_t)OLD_BLOCKS * OLD_PER);
@@ -1591,8 +1615,6 @@ Test(shadow, run_written_over_while_read, .init = setup)
  * frees' filter names it: that run goes one by one, and the new object
  * there is not taken as freed). Every third object dies. The stacks'
  * tallies, the census and the table are exact. */
-#include "core/hp_ccstats.h"
-
 static uintptr_t young_base(size_t b, size_t i) { return RUN_TOP + (b << 12) + 4096 - 32 * (i + 1); }
 static int live_young(uintptr_t base, void *ctx)
 {
