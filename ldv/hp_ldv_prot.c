@@ -32,11 +32,17 @@
 #define INFLIGHT_SLOTS HP_LDV_INFLIGHT_SLOTS
 
 static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
-static hp_vec remap_vec;              /* uint32_t[old idx] */
+/* Where the sweep put each record (Note [Kept bits]): a bit per old
+ * index, set if it was kept; and, built by the pass, the kept before each
+ * word of them. */
+static hp_vec kept_vec;               /* uint64_t[old idx / 64] */
+static hp_vec rank_vec;               /* uint32_t[old idx / 64] */
 static hp_vec bits_vec;               /* used_bits of the index in ents_vec */
 static size_t remap_len;              /* records swept since the last pass (0: none) */
-static size_t remap_ident;            /* remap[i] == i for every i below this */
+static size_t kept_n;                 /* records the sweep kept so far */
+static size_t kept_ident;             /* every record below this kept its index */
 static int remap_open;                /* a sweep is filling the map */
+static int remap_broken;              /* a record did not go where the bits say */
 static size_t indexed_len;            /* table length when the index was built */
 static int index_valid;
 static size_t index_n;                /* entries of the previous index */
@@ -60,7 +66,8 @@ int hp_ldv_prot_init(void)
     pthread_atfork(NULL, NULL, postfork_child);
     if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
-        hp_vec_reserve(&remap_vec, (size_t)1 << 35) != 0 ||
+        hp_vec_reserve(&kept_vec, (size_t)1 << 32) != 0 ||
+        hp_vec_reserve(&rank_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&bits_vec, (size_t)1 << 30) != 0 ||
         hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
         hp_vec_reserve(&first_vec, (size_t)1 << 33) != 0 ||
@@ -73,7 +80,7 @@ int hp_ldv_prot_init(void)
      * map grow with the heap: a tenth at a time, not doubling (doubling
      * left up to half of each committed and unused: 16 of the 73 MB
      * trees.c 18 held under ldv). */
-    ents_vec.grow_pct = tmp_vec.grow_pct = remap_vec.grow_pct = 10;
+    ents_vec.grow_pct = tmp_vec.grow_pct = 10;
     hp_ldv.max_map_count = 65530;
     int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/sys/vm/max_map_count",
                           O_RDONLY | O_CLOEXEC);
@@ -153,41 +160,71 @@ void hp_ldv_collection_start(void)
     hp_ldv.open_ns += hp_mono_ns() - t0;
 }
 
-/* The sweep reports every record of the table (moved or dropped), so the
- * map of the table's `len` records needs no clearing. */
+/* Note [Kept bits]
+ * ~~~~~~~~~~~~~~~~~~
+ * A sweep keeps its survivors in order (core/hp_sweep.c): the table's,
+ * then the logs'. So a record's new index is the number of records kept
+ * before it, and a bit per old index (kept or not) says where each went:
+ * the pass counts the kept before each word of bits (rank_vec) and finds
+ * a record's new index as that count plus the kept bits below it in its
+ * word. A map of 4 bytes an old index took 6.6 MB at trees.c 18's peak
+ * (8 bytes per live object), where the bits take 0.19 bytes an index; and
+ * the pass, which looks up the old index's records in the order of their
+ * addresses, reads 1/20 as much at random. Indexes come in increasing
+ * order; those past the table's length are the records the sweep takes
+ * from the logs (the indexes a drain would have given them): the bits
+ * grow to cover them, the dead in between clear. A kept record whose new
+ * index is not the count (a sweep that did not keep order) breaks the
+ * map: the pass then builds the index anew. */
 void hp_ldv_sweep_begin(size_t len)
 {
     if (!hp_ldv.active) return;
     remap_len = 0;
     remap_open = 0;
-    remap_ident = 0;
-    if (hp_vec_ensure(&remap_vec, (len + 1) * sizeof(uint32_t)) != 0) return;
+    kept_n = 0;
+    kept_ident = 0;
+    remap_broken = 0;
+    size_t words = (len + 63) / 64;
+    if (hp_vec_ensure(&kept_vec, (words + 1) * sizeof(uint64_t)) != 0) return;
+    memset(kept_vec.base, 0, words * sizeof(uint64_t));
     remap_len = len;
     remap_open = 1;
 }
 
-/* Indexes come in increasing order; those past the table's length are the
- * records the sweep takes from the logs (the indexes a drain would have
- * given them): the map grows to cover them, the dead in between unmapped. */
-static inline void remap_set(size_t from, uint32_t to)
+static inline void remap_note(size_t from, int kept, size_t to)
 {
     if (from >= remap_len) {
         if (!remap_open) return;   /* no sweep begun, or out of memory */
-        if (hp_vec_ensure(&remap_vec, (from + 1) * sizeof(uint32_t)) != 0) return;
-        memset((uint32_t *)remap_vec.base + remap_len, 0xff,
-               (from - remap_len) * sizeof(uint32_t));
+        size_t had = (remap_len + 63) / 64, words = (from + 1 + 63) / 64;
+        if (words > had) {
+            if (hp_vec_ensure(&kept_vec, words * sizeof(uint64_t)) != 0) {
+                remap_open = 0;   /* (the pass builds the index anew) */
+                remap_len = 0;
+                return;
+            }
+            memset((uint64_t *)kept_vec.base + had, 0, (words - had) * sizeof(uint64_t));
+        }
         remap_len = from + 1;
     }
-    ((uint32_t *)remap_vec.base)[from] = to;
+    if (!kept) return;
+    if (to != kept_n) remap_broken = 1;
+    if (from == to && from == kept_ident) kept_ident++;
+    kept_n++;
+    ((uint64_t *)kept_vec.base)[from >> 6] |= (uint64_t)1 << (from & 63);
 }
 
-void hp_ldv_moved(size_t from, size_t to)
+void hp_ldv_moved(size_t from, size_t to) { remap_note(from, 1, to); }
+
+void hp_ldv_dropped(size_t from) { remap_note(from, 0, 0); }
+
+/* Old index i's new index, or UINT32_MAX if it was not kept (Note [Kept
+ * bits]; rank_vec built). */
+static inline uint32_t remap_of(const uint64_t *kept, const uint32_t *rank, size_t i)
 {
-    if (from == to && from == remap_ident) remap_ident++;
-    remap_set(from, (uint32_t)to);
+    uint64_t w = kept[i >> 6], below = ((uint64_t)1 << (i & 63)) - 1;
+    if (!((w >> (i & 63)) & 1)) return UINT32_MAX;
+    return rank[i >> 6] + (uint32_t)__builtin_popcountll(w & below);
 }
-
-void hp_ldv_dropped(size_t from) { remap_set(from, UINT32_MAX); }
 
 /* Pages with nothing left to learn this period are not protected. At a
  * pass inside a period (a collection that took no census), an object
@@ -324,15 +361,23 @@ void hp_ldv_protect(void)
     hp_ldv_run *runs = (hp_ldv_run *)runs_vec.base;
     uint32_t *first = (uint32_t *)first_vec.base;
     size_t nr = 0;
-    const uint32_t *remap = (const uint32_t *)remap_vec.base;
-    if (index_valid && remap_len > 0 && remap_len >= indexed_len) {
+    const uint64_t *kept = (const uint64_t *)kept_vec.base;
+    const uint32_t *rank = (const uint32_t *)rank_vec.base;
+    size_t kwords = (remap_len + 63) / 64;
+    if (index_valid && remap_len > 0 && remap_len >= indexed_len && !remap_broken &&
+        hp_vec_ensure(&rank_vec, (kwords + 1) * sizeof(uint32_t)) == 0) {
+        uint32_t before = 0;   /* (Note [Kept bits]; the base of a vec never moves) */
+        for (size_t k = 0; k < kwords; k++) {
+            ((uint32_t *)rank_vec.base)[k] = before;
+            before += (uint32_t)__builtin_popcountll(kept[k]);
+        }
         /* Update: the previous index less the dead, with new positions
          * (a sweep keeps survivors in order), merged with the survivors
          * added since (sorted on their own, in tmp_vec). */
         hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base;
         size_t nadd = 0, room = tmp_vec.committed / sizeof(hp_ldv_ent);
         for (size_t i = indexed_len; i < remap_len; i++) {
-            uint32_t to = remap[i];
+            uint32_t to = remap_of(kept, rank, i);
             if (to == UINT32_MAX || recs[to].granted == 0) continue;
             if (__builtin_expect(nadd == room, 0)) {   /* grows geometrically */
                 if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
@@ -361,12 +406,13 @@ void hp_ldv_protect(void)
          *     most w + read (m + nadd <= len < cap: one entry a live
          *     record).
          * Records before the table's first death kept their place (in a
-         * program that keeps what it built first, most of the index). */
-        uint32_t ident = (uint32_t)(remap_ident < indexed_len ? remap_ident : indexed_len);
+         * program that keeps what it built first, most of the index): no
+         * bits read for them. */
+        size_t ident = kept_ident < indexed_len ? kept_ident : indexed_len;
         size_t w = cap;
         for (size_t a = index_n; a-- > 0;) {
             hp_ldv_ent x = e[a];
-            uint32_t to = x.idx < ident ? x.idx : remap[x.idx];
+            uint32_t to = x.idx < ident ? x.idx : remap_of(kept, rank, x.idx);
             if (to == UINT32_MAX) continue;
             x.idx = to | (settled_on && bit_at(bits, a) ? HP_LDV_ENT_USED : 0);
             e[--w] = x;
