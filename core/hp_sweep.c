@@ -58,6 +58,13 @@ static inline int is_live(hp_blocks *b, uintptr_t base)
     return hp_blocks_in_use(b, base) && hp_real.GC_is_marked((void *)base) != 0;
 }
 
+/* Is the object at `base` live: by the collector's mark (`marks`), or
+ * by the sweep's own test? */
+static inline int judged_live(sweep_run *s, int marks, uintptr_t base)
+{
+    return marks ? is_live(&s->blocks, base) : s->spec->live(base, s->spec->live_ctx);
+}
+
 /* Where the table pass may write up to: the words it has read, and the
  * run it is in the middle of, whose word it keeps (Note [Runs down a
  * block]). */
@@ -183,7 +190,7 @@ run_kept_whole(sweep_run *s, size_t out, int census, int marks, int breakdown,
     for (unsigned m = 0; m <= extra; m++) {
         uintptr_t b = base - m * g;
         if ((s->frees && hp_shadow_freed_maybe(b)) ||
-            !(marks ? is_live(&s->blocks, b) : s->spec->live(b, s->spec->live_ctx)))
+            !judged_live(s, marks, b))
             return 0;
     }
     uint64_t k = (uint64_t)extra + 1;
@@ -228,7 +235,6 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     hp_rec *table = s->table;
     hp_breakdown *bds = breakdown ? sp->bds : NULL;
     int frees = s->frees;
-    hp_blocks *blocks = &s->blocks;
     uint32_t t = sp->period + 1;
     uint64_t objects = 0, bytes = 0, requested = 0, survived = 0;
     uint64_t live_bytes = 0, live_objects = 0;
@@ -277,8 +283,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         /* (noted: a free or resize may have been noted for its base) */
         int noted = frees && hp_shadow_freed_maybe(r->base);
         int freed = noted && hp_shadow_freed_at(r, i);
-        if (freed || (judge && !(marks ? is_live(blocks, r->base)
-                                       : sp->live(r->base, sp->live_ctx)))) {
+        if (freed || (judge && !judged_live(s, marks, r->base))) {
             if (form == FORM_TABLE && ip) out = run_cut(s, out, ip, ip_top);
             ip = 0;
             if (bds) hp_report_death(&bds[r->ccs], r);
@@ -475,12 +480,12 @@ static int judge_run(const hp_rec *first, unsigned from, unsigned to, void *arg)
     s->res.requested += k * first->req;
     hp_rec r = *first;
     r.age = 1;
-    hp_live_fn live = s->spec->live;
+    int marks = s->spec->live == NULL;
     int census = s->spec->census != 0;
     size_t out = s->out;
     for (unsigned m = from; m <= to; m++) {
         r.base = first->base - (uintptr_t)m * g;
-        if (!(live ? live(r.base, s->spec->live_ctx) : is_live(&s->blocks, r.base))) continue;
+        if (!judged_live(s, marks, r.base)) continue;
         st->survived += g;
         s->res.survived += g;
         if (census) {

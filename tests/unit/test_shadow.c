@@ -1179,6 +1179,14 @@ static void see_base(hp_rec *r, hp_event ev, void *ctx)
     if (r->age > s->age_max || s->n == 1) s->age_max = r->age;
 }
 
+/* Every record of the table, as see_base sees them, into *s (emptied
+ * first). */
+static void see_table(bases_seen *s)
+{
+    memset(s, 0, sizeof *s);
+    hp_shadow_foreach(see_base, s);
+}
+
 /* Object i of the test's sequence: 600 objects down from RUN_TOP, one of
  * another site after the 300th (which breaks the run there). */
 static uintptr_t seq_base(size_t i) { return RUN_TOP - 32 * (uintptr_t)i; }
@@ -1238,8 +1246,7 @@ Test(shadow, runs_down_a_block, .init = setup)
     cr_assert_eq(res.live_bytes, 32 * want);
     cr_assert_eq(hp_shadow_records(), want);
     static bases_seen after;
-    memset(&after, 0, sizeof after);
-    hp_shadow_foreach(see_base, &after);
+    see_table(&after);
     cr_assert_eq(after.n, want);
     for (size_t i = 0, k = 0; i < 600; i++)
         if (live_seq(seq_base(i), NULL)) {
@@ -1256,8 +1263,7 @@ Test(shadow, runs_down_a_block, .init = setup)
     res = hp_sweep(&spec);
     cr_assert_eq(res.live_objects, want);
     static bases_seen again;
-    memset(&again, 0, sizeof again);
-    hp_shadow_foreach(see_base, &again);
+    see_table(&again);
     cr_assert_eq(again.n, want);
     cr_assert_eq(memcmp(again.b, after.b, want * sizeof *again.b), 0);
     cr_assert_eq(again.age_min, 2);
@@ -1389,8 +1395,7 @@ Test(shadow, cutting_every_run_moves_the_table_rarely, .init = setup)
     cr_assert_eq(hp_shadow_records(), (size_t)BLOCKS * 127);
     if (COMPACT) cr_assert_leq(res.moves, 64, "%lu moves", (unsigned long)res.moves);
     static bases_seen all;
-    memset(&all, 0, sizeof all);
-    hp_shadow_foreach(see_base, &all);
+    see_table(&all);
     cr_assert_eq(all.n, (size_t)BLOCKS * 127);
     for (size_t k = 0; k < 4096 && k < all.n; k++) {   /* the first blocks, in order */
         size_t b = k / 127, i = k % 127;
@@ -1518,8 +1523,7 @@ Test(shadow, old_runs_judged_whole, .init = setup)
         cr_assert_eq(stats[5].survived, 32 * all);
         cr_assert_eq(stats[5].census_objects, all);
         static bases_seen aged;
-        memset(&aged, 0, sizeof aged);
-        hp_shadow_foreach(see_base, &aged);
+        see_table(&aged);
         cr_assert_eq(aged.n, all);
         cr_assert_eq(aged.age_min, k);
         cr_assert_eq(aged.age_max, k);
@@ -1543,8 +1547,7 @@ Test(shadow, old_runs_judged_whole, .init = setup)
     if (COMPACT) cr_assert_gt(res.moves, 0, "block 0's cut run did not move the table");
     cr_assert_eq(hp_shadow_records(), n);
     static bases_seen got;
-    memset(&got, 0, sizeof got);
-    hp_shadow_foreach(see_base, &got);
+    see_table(&got);
     cr_assert_eq(got.n, n);
     for (size_t k = 0; k < n; k++)
         cr_assert_eq(got.b[k], want[k], "survivor %zu is %#lx, want %#lx", k,
@@ -1558,8 +1561,7 @@ Test(shadow, old_runs_judged_whole, .init = setup)
     res = hp_sweep(&spec);
     cr_assert_eq(res.live_objects, n);
     static bases_seen again;
-    memset(&again, 0, sizeof again);
-    hp_shadow_foreach(see_base, &again);
+    see_table(&again);
     cr_assert_eq(again.n, n);
     cr_assert_eq(memcmp(again.b, got.b, n * sizeof *got.b), 0);
     cr_assert_eq(hp_store_.table_len, words);
@@ -1597,8 +1599,7 @@ Test(shadow, run_written_over_while_read, .init = setup)
     hp_sweep_result res = hp_sweep(&spec);
     cr_assert_eq(res.live_objects, 4);
     static bases_seen got;
-    memset(&got, 0, sizeof got);
-    hp_shadow_foreach(see_base, &got);
+    see_table(&got);
     cr_assert_eq(got.n, 4);
     uintptr_t want[4] = {a.base, RUN_TOP + 4096 - 96, RUN_TOP + 4096 - 128,
                          RUN_TOP + 4096 - 160};
@@ -1694,8 +1695,7 @@ Test(shadow, young_runs_judged_whole, .init = setup)
     cr_assert_eq(stats[5].survived, 32 * live5);
 
     static bases_seen got;
-    memset(&got, 0, sizeof got);
-    hp_shadow_foreach(see_base, &got);
+    see_table(&got);
     cr_assert_eq(got.n, nwant);
     for (size_t k = 0; k < nwant; k++)
         cr_assert_eq(got.b[k], want[k], "record %zu is %#lx, want %#lx", k,
