@@ -236,11 +236,22 @@ push_fns(hp_thread *t, const uintptr_t *keys, int n, int *skipped)
  * a frame whose recipe does not know it yet is looked up once and noted
  * (libgc's and heapprof's functions noted left out: later walks go on past
  * them, see hp_unwind_walk). */
-static int walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns,
-                    int max)
+__attribute__((noinline)) static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns,
+                                              int i, int n);
+
+static inline __attribute__((always_inline)) int
+walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns, int max)
 {
     int n = hp_unwind_walk(t, frame, ret, raw, fns, max);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
+        if (fns[i] == HP_FN_UNKNOWN) return name_fns(t, raw, fns, i, n);
+    return n;
+}
+
+/* walk_fns from frame i, the first whose recipe does not name it. */
+static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns, int i, int n)
+{
+    for (; i < n; i++) {
         if (fns[i] != HP_FN_UNKNOWN) continue;
         fns[i] = function_of(t, raw[i]);
         uint32_t end = walk_end_at(fns[i]);
@@ -253,7 +264,8 @@ static int walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintpt
     return n;
 }
 
-static uint32_t capture_by_fn(hp_thread *t, void *frame, void *ret)
+static inline __attribute__((always_inline)) uint32_t
+capture_by_fn(hp_thread *t, void *frame, void *ret)
 {
     uintptr_t raw[HP_WALK_LIMIT], fns[HP_WALK_LIMIT];
     int got = walk_fns(t, frame, ret, raw, fns, capture_depth);
