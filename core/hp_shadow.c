@@ -135,7 +135,7 @@ static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
 }
 
 /* A new chunk, or a record written whole (Note [The log's entries]). */
-__attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
+__attribute__((noinline)) int hp_shadow_append_slow(hp_tlog *log, const hp_rec *r)
 {
     hp_chunk *c = room_for(log, 2, r->birth);
     if (!c) return -1;
@@ -150,20 +150,7 @@ __attribute__((noinline)) static int append_slow(hp_tlog *log, const hp_rec *r)
     return 0;
 }
 
-int hp_shadow_log_append(hp_tlog *log, const hp_rec *r)
-{
-    hp_chunk *c = log->tail;
-    uint32_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
-    if (__builtin_expect(n + 2 <= HP_CHUNK_WORDS && hp_log_fits(r, c->period0), 1)) {
-        unsigned took = hp_log_put_short(&c->w[n], r, c->period0, &log->wrote);
-        /* (0: the last entry's run grew, Note [Runs down a block]: the
-         * next entry's count publishes it, and the consumer reads a
-         * chunk's last entry again) */
-        if (took) atomic_store_explicit(&c->count, n + took, memory_order_release);
-        return 0;
-    }
-    return append_slow(log, r);
-}
+int hp_shadow_log_append(hp_tlog *log, const hp_rec *r) { return hp_shadow_log_append_inline(log, r); }
 
 void hp_shadow_log_exit(hp_tlog *log)
 {

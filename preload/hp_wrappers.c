@@ -18,6 +18,7 @@
 #include "preload/hp_lifecycle.h"
 #include "preload/hp_fast_alloc.h"
 #include "core/hp_thread.h"
+#include "core/hp_shadow_internal.h"
 #include "collector_hooks/hp_census.h"
 #include "collector_hooks/hp_hooks.h"
 #include "ldv/hp_ldv.h"
@@ -103,8 +104,8 @@ static inline int sample_here(hp_thread *t, size_t req)
 }
 
 /* Append one object to the thread's log (allocation path). */
-static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base,
-                       uint32_t ccs)
+static inline __attribute__((always_inline)) void
+log_object(hp_thread *t, void *p, size_t req, int how, int need_base, uint32_t ccs)
 {
     void *base = need_base ? hp_real.GC_base(p) : p;
     if (!base) return;
@@ -142,7 +143,7 @@ static void log_object(hp_thread *t, void *p, size_t req, int how, int need_base
     r.how = (uint8_t)how;
     r.age = 0;
     r.flags = 0;
-    if (hp_shadow_log_append(t->log, &r) != 0)   /* out of memory for the log: said at exit */
+    if (hp_shadow_log_append_inline(t->log, &r) != 0)   /* out of memory for the log: said at exit */
         hp_shadow_lost_one(granted);
 }
 
