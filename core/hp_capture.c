@@ -5,6 +5,7 @@
 #include "core/hp_stacks.h"
 #include "core/hp_config.h"
 #include "core/hp_unwind.h"
+#include "core/hp_unwind_walk.h"
 #include "core/hp_symbols.h"
 
 #include <dlfcn.h>
@@ -242,7 +243,7 @@ __attribute__((noinline)) static int name_fns(hp_thread *t, uintptr_t *raw, uint
 static inline __attribute__((always_inline)) int
 walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns, int max)
 {
-    int n = hp_unwind_walk(t, frame, ret, raw, fns, max);
+    int n = hp_unwind_walk_inline(t, frame, ret, raw, fns, max);
     for (int i = 0; i < n; i++)
         if (fns[i] == HP_FN_UNKNOWN) return name_fns(t, raw, fns, i, n);
     return n;

@@ -2,6 +2,7 @@
  * (see hp_unwind.h). */
 #define UNW_LOCAL_ONLY
 #include "core/hp_unwind.h"
+#include "core/hp_unwind_walk.h"
 #include "core/hp_symbols.h"
 #include "core/hp_capture_cache.h"
 #include "core/hp_recipe_cache.h"
@@ -100,40 +101,6 @@ static void put(hp_thread *t, const hp_recipe *rec)
     hp_recipe_put(t->caches->recipe, rec);
 }
 
-/* The thread's stack as one unsigned compare: `a` is a readable, aligned
- * word when a - lo <= span and a % 8 == 0. */
-typedef struct { uintptr_t lo, span; } stack_span;
-
-static inline int readable(stack_span s, uintptr_t a)
-{
-    return a - s.lo <= s.span && !(a & 7);
-}
-
-static inline stack_span span_of(const hp_thread *t)
-{
-    stack_span s = { t->stack_lo, t->stack_hi - t->stack_lo - 8 };
-    return s;
-}
-
-/* Frame state: what a recipe transforms. */
-typedef struct { uintptr_t ip, sp, bp; } frame_state;
-
-/* Apply a recipe; 0 when the result is not a plausible caller. */
-static inline int apply(stack_span s, const hp_recipe *r, frame_state *f)
-{
-    uintptr_t cfa = (r->flags & HP_RECIPE_CFA_RBP ? f->bp : f->sp) + (intptr_t)r->cfa_off;
-    if (!readable(s, cfa - 8) || cfa <= f->sp) return 0;
-    uintptr_t bp = f->bp;
-    if (r->flags & HP_RECIPE_RBP_SAVED) {
-        uintptr_t a = cfa + (intptr_t)r->rbp_off;
-        if (!readable(s, a)) return 0;
-        bp = *(const uintptr_t *)a;
-    }
-    f->ip = *(const uintptr_t *)(cfa - 8);
-    f->sp = cfa;
-    f->bp = bp;
-    return f->ip >= 4096;
-}
 
 /* Does the function of the frame at cursor `c` realign RSP (`and $-N, %rsp`,
  * as code with over-aligned locals does in its prologue)? Then its CFA is
@@ -158,7 +125,7 @@ static int realigns(unw_cursor_t *c, uintptr_t ip)
  * caller is `next` (cursor `up`, one unw_step further). Only a recipe that
  * reproduces libunwind's own answer is kept. */
 static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
-                  const frame_state *cur, const frame_state *next)
+                  const hp_uw_frame *cur, const hp_uw_frame *next)
 {
     if (unw.is_signal_frame(here) > 0) return;
     hp_recipe r;
@@ -196,8 +163,8 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
                 cand.rbp_off = (int32_t)((intptr_t)loc.u.addr - (intptr_t)cfa);
             }
         }
-        frame_state f = *cur;
-        if (apply(span_of(t), &cand, &f) && f.ip == next->ip && f.sp == next->sp &&
+        hp_uw_frame f = *cur;
+        if (hp_uw_apply(hp_uw_span_of(t), &cand, &f) && f.ip == next->ip && f.sp == next->sp &&
             f.bp == next->bp) {
             put(t, &cand);
             return;
@@ -205,7 +172,7 @@ static void learn(hp_thread *t, unw_cursor_t *here, unw_cursor_t *up,
     }
 }
 
-static void read_state(unw_cursor_t *c, frame_state *f)
+static void read_state(unw_cursor_t *c, hp_uw_frame *f)
 {
     unw_word_t v;
     unw.get_reg(c, UNW_REG_IP, &v);
@@ -225,9 +192,9 @@ static int known(hp_thread *t, uintptr_t ip)
  * hp_unwind_walk does, writing at most `max` return addresses to out;
  * *done is 0 when a frame further up has no recipe (the output is then
  * incomplete). */
-static int recipe_run(hp_thread *t, frame_state f, uintptr_t *out, int max, int *done)
+static int recipe_run(hp_thread *t, hp_uw_frame f, uintptr_t *out, int max, int *done)
 {
-    stack_span span = span_of(t);
+    hp_uw_span span = hp_uw_span_of(t);
     const hp_recipe *tab = t->caches->recipe;
     int n = 0;
     *done = 1;
@@ -243,7 +210,7 @@ static int recipe_run(hp_thread *t, frame_state f, uintptr_t *out, int max, int 
             break;
         }
         n++;
-        if (!apply(span, r, &f)) break;
+        if (!hp_uw_apply(span, r, &f)) break;
     }
     return n;
 }
@@ -261,7 +228,7 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
     if (unw.getcontext(&uc) != 0 || unw.init_local(&c, &uc) != 0)
         return hp_unwind_walk_raw(ret, out, max);
     int n = 0, found = 0, learnt = 0, by_recipes = 1;
-    frame_state cur;
+    hp_uw_frame cur;
     read_state(&c, &cur);
     for (int steps = 0; steps < HP_MAX_DEPTH + 64; steps++) {
         if (!found && cur.ip == (uintptr_t)ret) found = 1;
@@ -288,7 +255,7 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
             }
             break;
         }
-        frame_state next;
+        hp_uw_frame next;
         read_state(&c, &next);
         if (found && !known(t, cur.ip)) {
             learn(t, &here, &c, &cur, &next);
@@ -315,48 +282,15 @@ void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end)
     r->flags |= end & (HP_RECIPE_END | HP_RECIPE_START | HP_RECIPE_LEFT_OUT);
 }
 
-int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max)
+int hp_unwind_walk_slow(hp_thread *t, void *ret, uintptr_t *out, uintptr_t *fns, int max)
 {
     t->walk_left_out = 0;
     if (!t->caches || !t->stack_hi) return fns_unknown(fns, hp_unwind_walk_raw(ret, out, max));
-    /* The wrapper keeps a frame pointer: its caller resumes with RSP just
-     * above the saved RBP and return address, and RBP as saved. */
-    frame_state f;
-    f.ip = (uintptr_t)ret;
-    f.sp = (uintptr_t)frame + 16;
-    f.bp = ((const uintptr_t *)frame)[0];
-    stack_span span = span_of(t);
-    const hp_recipe *tab = t->caches->recipe;
-    /* The walk ends after `stop` frames: `max`, and one more for each
-     * frame left out, up to HP_WALK_LIMIT. */
-    int n = 0, stop = max < HP_WALK_LIMIT ? max : HP_WALK_LIMIT;
-    for (;;) {
-        const hp_recipe *r = find(tab, f.ip);
-        out[n] = f.ip;
-        fns[n] = r ? r->fn : HP_FN_UNKNOWN;
-        if (r && (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST |
-                              HP_RECIPE_LEFT_OUT))) {
-            if (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST)) {
-                /* The start code is not part of the stack's name; main() is its end. */
-                if (!(r->flags & HP_RECIPE_START) || n == 0) n++;
-                break;
-            }
-            /* libgc's frames (a thread's start routine, a finalizer's
-             * caller) are walked through but do not count: a thread's
-             * shallow stacks reach them, and counting them cut the walk
-             * short of `max` kept frames, to be walked again deeper. */
-            if (stop < HP_WALK_LIMIT) {
-                stop++;
-                t->walk_left_out++;
-            }
-        }
-        if (++n == stop) break;
-        if (!r) {
-            t->walk_left_out = 0;
-            return fns_unknown(fns, walk_and_learn(t, ret, out, max));
-        }
-        if (!apply(span, r, &f)) break;
-    }
-    return n;
+    return fns_unknown(fns, walk_and_learn(t, ret, out, max));
+}
+
+int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
+                   int max)
+{
+    return hp_unwind_walk_inline(t, frame, ret, out, fns, max);
 }
