@@ -264,8 +264,10 @@ hp_ent_get(const uint64_t *w, hp_rec *r, hp_same *st, int *top)
  * and flags are 0; one that says otherwise is written whole.) */
 static inline int hp_log_fits(const hp_rec *r, uint32_t period0)
 {
-    return ((r->base | r->granted) & 15) == 0 && r->base < ((uint64_t)1 << 48) &&
-           r->granted < ((uint32_t)1 << 20) && r->req <= r->granted &&
+    /* (granted - req, unsigned, is above 0xffff also when req > granted;
+     * the base below 2^48 and the granted bytes below 2^20 in one test) */
+    return ((r->base | r->granted) & 15) == 0 &&
+           ((r->base >> 48) | (r->granted >> 20)) == 0 &&
            r->granted - r->req <= 0xffff && r->birth - period0 <= 0xff && r->word == 0 &&
            r->how < HP_LOG_SAME && (r->age | r->flags) == 0;
 }
