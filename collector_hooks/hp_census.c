@@ -169,6 +169,7 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     gone_period = period;
     spec.obs = observer_used && (census || observer.gone || observer.moved) ? &observer : NULL;
     hp_sweep_result res = {0};
+    hp_census_add_forget();
     if (spec.stats) res = hp_sweep(&spec);
     hp_totals.objects += res.objects;
     hp_totals.bytes += res.bytes;

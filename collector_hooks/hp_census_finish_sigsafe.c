@@ -98,6 +98,7 @@ static void signal_census(double now)
     signal_live_bytes = signal_live_objects = 0;
     HP_SCHEMES_EACH(census_begin, atomic_load(&hp_rt.period) + 1,
                     now < hp_cf.last_census_time ? hp_cf.last_census_time : now);
+    hp_census_add_forget();
     hp_shadow_peek(signal_visit, NULL);
     if (hp_census_note_peak(signal_live_bytes, signal_live_objects, now))
         for (uint32_t c = 0; c < nstats; c++) {

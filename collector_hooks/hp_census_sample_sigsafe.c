@@ -182,11 +182,51 @@ void hp_output_add_label(uint32_t label, uint64_t bytes)
         ((uint64_t *)label_bytes_vec.base)[label] += bytes;
 }
 
+/* The last record's shape and what the filters and the scheme said of it
+ * (Note [Records of one shape]). */
+static struct {
+    uint32_t ccs, granted, label;
+    uint8_t kind, how, valid, passes;
+} last_shape;
+
+void hp_census_add_forget(void) { last_shape.valid = 0; }
+
+/* Note [Records of one shape]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The sweep hands the census its live records in table order, and records
+ * in a row mostly share their stack, kind, how and size: a run down a heap
+ * block, a site's objects one after another. When the primary scheme's
+ * band depends on nothing else (hp_scheme.label_by_shape: kind) and no
+ * filter looks at a record's retainer set (rset=), the filters' verdict
+ * and the band of the record before are this one's too: a compare in
+ * place of the filters, the band's hash lookup and its key (trees.c depth
+ * 14 in mode kind under callgrind: 3,903.2M -> 3,636.4M instructions). Forgotten at each sweep (hp_census_add_forget):
+ * labels and filters never change meaning within one. A band the scheme
+ * could not make (out of memory) is not kept. */
 int hp_census_add(hp_rec *r, size_t idx)
 {
-    if (!hp_filter_passes(r)) return 0;
     const hp_scheme *p = hp_schemes_primary();
-    if (p->label_of) hp_output_add_label(p->label_of(r, idx), hp_rec_bytes(r));
+    int by_shape = p->label_by_shape && !hp_rt.cfg.filter_rset[0];
+    if (by_shape && last_shape.valid && last_shape.ccs == r->ccs &&
+        last_shape.granted == r->granted && last_shape.kind == r->kind &&
+        last_shape.how == r->how) {
+        if (!last_shape.passes) return 0;
+        hp_output_add_label(last_shape.label, hp_rec_bytes(r));
+        return 1;
+    }
+    int passes = hp_filter_passes(r);
+    uint32_t label = passes && p->label_of ? p->label_of(r, idx) : UINT32_MAX;
+    if (by_shape) {
+        last_shape.ccs = r->ccs;
+        last_shape.granted = r->granted;
+        last_shape.kind = r->kind;
+        last_shape.how = r->how;
+        last_shape.passes = (uint8_t)passes;
+        last_shape.label = label;
+        last_shape.valid = !passes || label != UINT32_MAX;
+    }
+    if (!passes) return 0;
+    if (p->label_of) hp_output_add_label(label, hp_rec_bytes(r));
     return 1;
 }
 

@@ -34,6 +34,8 @@ void hp_census_reset_stacks(int peak);
  * (filters), and then its bytes count to its stack's census figure. */
 #include "core/hp_shadow.h"
 int hp_census_add(hp_rec *r, size_t idx);
+/* A sweep begins: hp_census_add keeps nothing from the last one. */
+void hp_census_add_forget(void);
 
 /* Shared by the sample and finish files of the output. */
 enum { HP_OUT_NONE, HP_OUT_OPEN, HP_OUT_FAILED, HP_OUT_DONE };

@@ -88,4 +88,5 @@ const hp_scheme hp_scheme_kind = {
     .name = "kind",
     .init = kind_init,
     .label_of = kind_label_of,
+    .label_by_shape = 1,
 };

@@ -48,6 +48,10 @@ typedef struct hp_scheme {
      * the census is by stack, folded into labels when written (lock,
      * signal). */
     uint32_t (*label_of)(hp_rec *r, size_t idx);
+    /* label_of depends only on a record's stack, kind, how and granted
+     * size (not on its index, its word or other state): records of one
+     * shape in a row share one answer (hp_census_add). */
+    int label_by_shape;
     /* A census by stack folds stacks into bands when a sample is written:
      * the band (label id, hp_writer/hp_names.h) of stack `ccs` (signal). */
     uint32_t (*stack_label)(uint32_t ccs);
