@@ -319,6 +319,12 @@ class Ldv(hptest.ProfileTest):
         # then VOID, and the profile must say that this VOID is uncertain
         # (it does: 80-98% of VOID in such runs). So: LAG is right, or
         # the budget was spent and what is not LAG is marked uncertain.
+        # "Right" is 85% of all byte-seconds: the young trees' own VOID and
+        # DRAG (read only in their creation period, which is not watched)
+        # move with the collections' timing -- LAG 90.7-97.5% of the total
+        # in three runs alone (2026-11-28), 89.7% once beside other tests,
+        # with the budget never spent -- while the bug this guards against
+        # left 0-68% LAG.
         trees = os.path.join(hptest.BUILD, "examples", "trees")
         r, hp, prof = self.profile([trees, "18"], heapprof="ldv")
         secs, unsure = {}, {}
@@ -328,13 +334,13 @@ class Ldv(hptest.ProfileTest):
             secs[band], unsure[band] = float(m.group(1)), float(m.group(2))
         tree = (2 ** 19 - 1) * hptest.granted(24)
         total = sum(secs.values())
-        if secs["LAG"] > tree * 1.0 and secs["LAG"] / total >= 0.9:   # (the run is over 2 s)
+        if secs["LAG"] > tree * 1.0 and secs["LAG"] / total >= 0.85:   # (the run is over 2 s)
             return
         past = re.search(r"^  past the budget first at \(s\) +([\d.]+)$", prof, re.M)
         self.assertIsNotNone(past, "LAG wrong with the budget never spent: %s" % secs)
         told = secs["LAG"] + unsure["VOID"] + unsure["DRAG"]
         self.assertGreater(told, tree * 1.0, (secs, unsure))
-        self.assertGreaterEqual(told / total, 0.9, (secs, unsure))
+        self.assertGreaterEqual(told / total, 0.85, (secs, unsure))
 
     def test_bursts_keep_precise_exact(self):
         # ldv/hp_ldv_burst_sigsafe.c: after a fault, the next instructions
