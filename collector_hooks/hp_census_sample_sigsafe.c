@@ -200,9 +200,10 @@ void hp_census_add_forget(void) { last_shape.valid = 0; }
  * filter looks at a record's retainer set (rset=), the filters' verdict
  * and the band of the record before are this one's too: a compare in
  * place of the filters, the band's hash lookup and its key (trees.c depth
- * 14 in mode kind under callgrind: 3,903.2M -> 3,636.4M instructions). Forgotten at each sweep (hp_census_add_forget):
- * labels and filters never change meaning within one. A band the scheme
- * could not make (out of memory) is not kept. */
+ * 14 in mode kind under callgrind: 3,903.2M -> 3,636.4M instructions).
+ * Forgotten at each sweep (hp_census_add_forget): labels and filters never
+ * change meaning within one. A band the scheme could not make (out of
+ * memory) is not kept. */
 int hp_census_add(hp_rec *r, size_t idx)
 {
     const hp_scheme *p = hp_schemes_primary();
