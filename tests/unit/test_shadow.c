@@ -1187,6 +1187,22 @@ static void see_table(bases_seen *s)
     hp_shadow_foreach(see_base, s);
 }
 
+/* Sweep `spec` again with every object live: `n` records survive, those
+ * of `prev` in its order (as now seen, in *again), and the table keeps its
+ * length. */
+static void sweep_all_live_keeps(hp_sweep_spec *spec, const bases_seen *prev, size_t n,
+                                 bases_seen *again)
+{
+    size_t words = hp_store_.table_len;
+    spec->live = live_all;
+    hp_sweep_result res = hp_sweep(spec);
+    cr_assert_eq(res.live_objects, n);
+    see_table(again);
+    cr_assert_eq(again->n, n);
+    cr_assert_eq(memcmp(again->b, prev->b, n * sizeof *again->b), 0);
+    cr_assert_eq(hp_store_.table_len, words);
+}
+
 /* Object i of the test's sequence: 600 objects down from RUN_TOP, one of
  * another site after the 300th (which breaks the run there). */
 static uintptr_t seq_base(size_t i) { return RUN_TOP - 32 * (uintptr_t)i; }
@@ -1256,19 +1272,12 @@ Test(shadow, runs_down_a_block, .init = setup)
         }
     cr_assert_eq(after.age_min, 1);
     cr_assert_eq(after.age_max, 1);
-    size_t words = hp_store_.table_len;
 
     /* Everything survives: the same records, older, the table no longer. */
-    spec.live = live_all;
-    res = hp_sweep(&spec);
-    cr_assert_eq(res.live_objects, want);
     static bases_seen again;
-    see_table(&again);
-    cr_assert_eq(again.n, want);
-    cr_assert_eq(memcmp(again.b, after.b, want * sizeof *again.b), 0);
+    sweep_all_live_keeps(&spec, &after, want, &again);
     cr_assert_eq(again.age_min, 2);
     cr_assert_eq(again.age_max, 2);
-    cr_assert_eq(hp_store_.table_len, words);
 }
 
 /* A free noted in the table closes its last run: the collector hands the
@@ -1556,15 +1565,8 @@ Test(shadow, old_runs_judged_whole, .init = setup)
     cr_assert_eq(got.age_max, HP_AGE_MAX);
 
     /* All survive again: the same records, the table as it was. */
-    words = hp_store_.table_len;
-    spec.live = live_all;
-    res = hp_sweep(&spec);
-    cr_assert_eq(res.live_objects, n);
     static bases_seen again;
-    see_table(&again);
-    cr_assert_eq(again.n, n);
-    cr_assert_eq(memcmp(again.b, got.b, n * sizeof *got.b), 0);
-    cr_assert_eq(hp_store_.table_len, words);
+    sweep_all_live_keeps(&spec, &got, n, &again);
 }
 
 /* A run read while a survivor before it is written over its word: one
