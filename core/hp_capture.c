@@ -236,7 +236,7 @@ push_fns(hp_thread *t, const uintptr_t *keys, int n, int *skipped)
 /* unwind=libunwind: the walk names each frame's function from its recipe;
  * a frame whose recipe does not know it yet is looked up once and noted
  * (libgc's and heapprof's functions noted left out: later walks go on past
- * them, see hp_unwind_walk). */
+ * them, see hp_unwind_walk_inline). */
 __attribute__((noinline)) static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns,
                                               int i, int n);
 

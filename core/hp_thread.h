@@ -25,7 +25,7 @@ typedef struct hp_thread {
     struct hp_caches *caches; /* or NULL when out of memory */
     uint32_t countdown;      /* allocations until the next clock check */
     uint32_t check_every;
-    int walk_left_out;       /* the last hp_unwind_walk: frames it left out */
+    int walk_left_out;       /* the last walk (hp_unwind_walk_inline): frames it left out */
     uint64_t last_check_ns;
     uintptr_t stack_lo, stack_hi;
     uintptr_t gc_entry_frame; /* stack pointer in the outermost GC_ call (valid while depth > 0) */

@@ -189,7 +189,7 @@ static int known(hp_thread *t, uintptr_t ip)
 }
 
 /* Walk on by recipes from frame `f` (whose recipe is known), as
- * hp_unwind_walk does, writing at most `max` return addresses to out;
+ * hp_unwind_walk_inline does, writing at most `max` return addresses to out;
  * *done is 0 when a frame further up has no recipe (the output is then
  * incomplete). */
 static int recipe_run(hp_thread *t, hp_uw_frame f, uintptr_t *out, int max, int *done)
@@ -287,10 +287,4 @@ int hp_unwind_walk_slow(hp_thread *t, void *ret, uintptr_t *out, uintptr_t *fns,
     t->walk_left_out = 0;
     if (!t->caches || !t->stack_hi) return fns_unknown(fns, hp_unwind_walk_raw(ret, out, max));
     return fns_unknown(fns, walk_and_learn(t, ret, out, max));
-}
-
-int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max)
-{
-    return hp_unwind_walk_inline(t, frame, ret, out, fns, max);
 }

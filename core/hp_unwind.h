@@ -38,8 +38,8 @@ int hp_unwind_init(void);
  * (Six arguments: all in registers.) */
 #define HP_FN_UNKNOWN UINTPTR_MAX
 #define HP_WALK_LIMIT (HP_MAX_DEPTH + 24)
-int hp_unwind_walk(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
-                   int max);
+/* (That walk is hp_unwind_walk_inline, core/hp_unwind_walk.h: inline in
+ * the capture on the allocation path.) */
 /* Keep `fn` as the function of return address `ip` in its recipe (when
  * the thread has one for ip), with `end` (HP_RECIPE_END, HP_RECIPE_START,
  * HP_RECIPE_LEFT_OUT or 0): where later walks through ip stop, or that

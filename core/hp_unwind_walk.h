@@ -1,4 +1,4 @@
-/* hp_unwind_walk: the walk by cached recipes (hp_unwind_walk, see
+/* hp_unwind_walk: the walk by cached recipes (its contract in
  * core/hp_unwind.h), inline, for the capture on the allocation path
  * (core/hp_capture.c): a call and its prologue less per allocation
  * (trees.c depth 14 under callgrind: 2,619.7M -> 2,533.2M instructions,
@@ -56,7 +56,7 @@ static inline int hp_uw_apply(hp_uw_span s, const hp_recipe *r, hp_uw_frame *f)
  * without caches or a known stack); every fns[i] HP_FN_UNKNOWN. */
 int hp_unwind_walk_slow(hp_thread *t, void *ret, uintptr_t *out, uintptr_t *fns, int max);
 
-/* hp_unwind_walk (core/hp_unwind.h). */
+/* The walk of core/hp_unwind.h: return addresses from `ret` outwards. */
 static inline __attribute__((always_inline)) int
 hp_unwind_walk_inline(hp_thread *t, void *frame, void *ret, uintptr_t *out, uintptr_t *fns,
                       int max)
