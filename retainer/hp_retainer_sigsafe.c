@@ -201,9 +201,10 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
 {
     uintptr_t sym_lo = 1, sym_hi = 0;
     uint32_t id = RET_MANY;
-    for (uintptr_t a = (lo + 7) & ~(uintptr_t)7; a + 8 <= hi; a += 8) {
-        uintptr_t v = *(const uintptr_t *)a;
-        if (!hp_trace_plausible(v)) continue;
+    const uintptr_t *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
+    for (const uintptr_t *w = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7);
+         (w = hp_trace_next_plausible(w, end)) < end; w++) {
+        uintptr_t a = (uintptr_t)w;
         if (!(a >= sym_lo && a < sym_hi)) {
             hp_data_sym ds;
             if (!hp_symbols_data_at(a, &ds)) {
@@ -232,7 +233,14 @@ static void trace_static(uintptr_t lo, uintptr_t hi, int interior)
             sym_lo = ds.start;
             sym_hi = ds.end > ds.start ? ds.end : ds.start + 8;
         }
-        root_range(a, a + 8, interior, id);
+        /* Every word from here to the symbol's end (or the range's) is
+         * the symbol's: one range, whose scan passes over the words that
+         * cannot point into the heap itself. */
+        uintptr_t stop = (sym_hi + 7) & ~(uintptr_t)7;
+        if (stop > (uintptr_t)end) stop = (uintptr_t)end;
+        if (stop < a + 8) stop = a + 8;
+        root_range(a, stop, interior, id);
+        w = (const uintptr_t *)stop - 1;   /* (then the loop's w++) */
     }
 }
 

@@ -168,9 +168,11 @@ static inline int hp_trace_kind_scanned(unsigned kind)
 }
 static inline int hp_trace_rec_scanned(const hp_rec *r) { return hp_trace_kind_scanned(r->kind); }
 
-/* Could `v` point into the heap? (the collector's plausible bounds,
- * read at hp_trace_begin) */
-int hp_trace_plausible(uintptr_t v);
+/* The first word of [a, end) that could point into the heap (the
+ * collector's plausible bounds, read at hp_trace_begin), or end: a root
+ * range's scan, most of whose words are not pointers, goes through it at
+ * the collector's own pace. */
+const uintptr_t *hp_trace_next_plausible(const uintptr_t *a, const uintptr_t *end);
 
 /* Is record r's label from the last traversal? (census side) */
 uint32_t hp_trace_parity(void);

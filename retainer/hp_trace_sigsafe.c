@@ -74,7 +74,21 @@ uint32_t *hp_trace_uncollectable_sets(void)
     return (uint32_t *)hp_trace_ix_.uncoll_set_vec.base;
 }
 
-int hp_trace_plausible(uintptr_t v) { return hp_trace_in_heap(v); }
+const uintptr_t *hp_trace_next_plausible(const uintptr_t *a, const uintptr_t *end)
+{
+    /* v - least < greatest - least: one unsigned compare a word, four
+     * words a test, so that a range with no pointer in it costs what the
+     * collector's scan of it costs. */
+    const uintptr_t lo = hp_trace_ix_.least, span = hp_trace_ix_.greatest - lo;
+    while (end - a >= 4) {
+        if ((a[0] - lo < span) | (a[1] - lo < span) | (a[2] - lo < span) | (a[3] - lo < span))
+            break;
+        a += 4;
+    }
+    for (; a < end; a++)
+        if (*a - lo < span) return a;
+    return end;
+}
 
 void hp_trace_set_merge(int on) { merge = on; }
 
