@@ -109,7 +109,7 @@ hp_page *hp_trace_page_for(uintptr_t page, uint32_t size, uint8_t kind)
 
 int hp_trace_index_reserve(uint64_t n)
 {
-    uint64_t want = 1024;
+    uint64_t want = 64;
     while (want < n * 2) want *= 2;
     if (want <= hp_trace_ix_.cap) return 0;
     int next = hp_trace_ix_.cur_index ^ 1;

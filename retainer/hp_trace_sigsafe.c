@@ -246,9 +246,13 @@ int hp_trace_begin(hp_trace_visit_fn fn)
     all_interior = hp_real.GC_get_all_interior_pointers
                        ? hp_real.GC_get_all_interior_pointers() : 1;
     recs = hp_shadow_table(&nrecs);
+    /* The table of untracked objects, sized for as many as the last
+     * traversal found (it grows if need be): cleared at a fixed 8,192
+     * entries, it was most of a small heap's census. */
+    uint64_t untracked_last = hp_trace_ix_.used;
     hp_trace_ix_.cap = hp_trace_ix_.used = 0;
     hp_trace_ix_.table = NULL;
-    if (hp_trace_index_reserve(4096) != 0) {
+    if (hp_trace_index_reserve(untracked_last + 32) != 0) {
         failed = 1;
         return -1;
     }
