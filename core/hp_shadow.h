@@ -88,7 +88,7 @@ hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of m
 /* Append a new record (age and flags 0) to the log of the calling thread
  * (its owner); 0, or -1 when out of memory. Logged, it takes 16 bytes, 8
  * where it repeats the record before it (Note [The log's entries],
- * core/hp_shadow_internal.h). */
+ * core/hp_shadow_log.h). */
 int hp_shadow_log_append(hp_tlog *log, const hp_rec *r);
 void hp_shadow_log_exit(hp_tlog *log);     /* owner thread is exiting */
 

@@ -153,7 +153,7 @@ static size_t run_cut(sweep_run *s, size_t out, unsigned kept, uint64_t top)
 /* Note [Runs judged whole]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Most of a big live heap sits in the table in runs down a block (Note
- * [Runs down a block], core/hp_shadow_internal.h) whose objects all live
+ * [Runs down a block], core/hp_shadow_log.h) whose objects all live
  * on from collection to collection. Decoding such a run's objects one by
  * one, judging, counting and writing each back was most of the sweep's
  * time on a heap of a million or more long-lived objects

@@ -18,7 +18,7 @@
 #include "preload/hp_lifecycle.h"
 #include "preload/hp_fast_alloc.h"
 #include "core/hp_thread.h"
-#include "core/hp_shadow_internal.h"
+#include "core/hp_shadow_log.h"
 #include "collector_hooks/hp_census.h"
 #include "collector_hooks/hp_hooks.h"
 #include "ldv/hp_ldv.h"

@@ -3,7 +3,7 @@
  * 2,000,000 objects of 16 and 32 bytes in turn kept alive, in a heap grown
  * beforehand -- but not heapprof's records of them (sizes in turn: no two
  * neighbours share a record, Note [Runs down a block] in
- * core/hp_shadow_internal.h, so each takes 16 bytes). Alone, every allocation succeeds;
+ * core/hp_shadow_log.h, so each takes 16 bytes). Alone, every allocation succeeds;
  * under heapprof too: heapprof takes at most half of what the program
  * leaves, records what fits, and says how many objects it could not record.
  * Issue: safe on any program (the program's allocations failed by the

@@ -1145,7 +1145,7 @@ Test(shadow, set_aside_at_a_traversal, .init = setup)
     for (unsigned i = 0; i < 12; i++) cr_assert_eq(t.seen[i], table_want[i], "table %u", i);
 }
 
-/* ---- Note [Runs down a block] (core/hp_shadow_internal.h) ---- */
+/* ---- Note [Runs down a block] (core/hp_shadow_log.h) ---- */
 
 #include "core/hp_sweep.h"
 #include "core/hp_ccstats.h"
