@@ -159,12 +159,12 @@ static void lag_seen(const hp_rec *r, uint32_t w, uint32_t q)
 
 int hp_ldv_use(const hp_ldv_ent *e, int is_write)
 {
-    hp_rec *r = &hp_ldv.recs[e->idx];
-    if (r->base != e->base) return 0;   /* not the record indexed (cannot happen) */
+    hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(e)];
+    if (r->base != hp_ldv_ent_base(e)) return 0;   /* not the record indexed (cannot happen) */
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     if (is_write && r->birth >= period) return -1;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
-    uint32_t *wp = hp_ldv_word_at(r, e->idx);
+    uint32_t *wp = hp_ldv_word_at(r, hp_ldv_ent_idx(e));
     uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     /* The index's bit: nothing left to learn of this object this period
      * (the next pass inside the period need not protect it). */
@@ -186,16 +186,15 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
     return 0;
 }
 
-/* The first index entry whose object ends after addr. */
+/* The first index entry whose object ends after addr: the last whose
+ * base is at or below addr if it covers addr (objects do not overlap:
+ * the ones before it end before its base), else the next. */
 static size_t first_ent_after(uintptr_t addr)
 {
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base + hp_ldv.ents[mid].size <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
+    int64_t g = hp_ldv_gran_of(addr);
+    if (g < 0) return 0;
+    size_t lo = hp_ldv_upper(hp_ldv.ents, 0, hp_ldv.nents, g);
+    return lo > 0 && hp_ldv_covering(lo, addr) ? lo - 1 : lo;
 }
 
 /* The mode word says: used in `period`. */
@@ -215,7 +214,7 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
 {
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     size_t first = first_ent_after(lo_addr), end = first;
-    while (end < hp_ldv.nents && hp_ldv.ents[end].base < hi_addr) end++;
+    while (end < hp_ldv.nents && hp_ldv_ent_base(&hp_ldv.ents[end]) < hi_addr) end++;
     /* A page's objects were made at different times, so their records lie
      * far apart in the table: each a cache miss, one after another, made
      * this function the first of heapprof's in a Guile run under ldv (6%
@@ -223,14 +222,14 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
      * others' records are asked for all at once first. */
     for (size_t i = first; i < end; i++) {
         if (entry_used(i)) continue;
-        __builtin_prefetch(&hp_ldv.recs[hp_ldv.ents[i].idx]);
-        if (hp_ldv_sides) __builtin_prefetch(&hp_ldv_sides[hp_ldv.ents[i].idx]);
+        __builtin_prefetch(&hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])]);
+        if (hp_ldv_sides) __builtin_prefetch(&hp_ldv_sides[hp_ldv_ent_idx(&hp_ldv.ents[i])]);
     }
     for (size_t i = first; i < end; i++) {
         if (entry_used(i)) continue;
-        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
-        if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t *wp = hp_ldv_word_at(r, hp_ldv.ents[i].idx);
+        hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])];
+        if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
+        uint32_t *wp = hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i]));
         uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
         if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
         if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
@@ -253,11 +252,11 @@ int hp_ldv_page_settled(uintptr_t page)
 {
     uintptr_t end = page + HP_PAGE;
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
+    for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv_ent_base(&hp_ldv.ents[i]) < end; i++) {
         if (entry_used(i)) continue;   /* (without reading its record) */
-        hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
-        if (r->base != hp_ldv.ents[i].base) continue;
-        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv.ents[i].idx), __ATOMIC_RELAXED);
+        hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])];
+        if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
+        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i])), __ATOMIC_RELAXED);
         if (w & HP_LDV_INHERENT) continue;
         if (!used_in(w, period)) return 0;
     }
@@ -269,7 +268,7 @@ void hp_ldv_use_range(uintptr_t p, size_t n, int is_write)
     if (n == 0 || hp_ldv.nents == 0) return;
     uintptr_t end = p + n;
     if (end < p) end = UINTPTR_MAX;
-    for (size_t i = first_ent_after(p); i < hp_ldv.nents && hp_ldv.ents[i].base < end; i++) {
+    for (size_t i = first_ent_after(p); i < hp_ldv.nents && hp_ldv_ent_base(&hp_ldv.ents[i]) < end; i++) {
         hp_ldv_use(&hp_ldv.ents[i], is_write);
         atomic_fetch_add_explicit(&hp_ldv.sys_uses, 1, memory_order_relaxed);
     }

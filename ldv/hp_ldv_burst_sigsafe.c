@@ -83,6 +83,8 @@ typedef struct burst {
     int collector;                 /* ... and is libgc's: its accesses are not uses */
     int credit;                    /* adaptive, within budget: new uses earn faults */
     const hp_ldv_ent *last;        /* the object last read (its use recorded), or NULL */
+    uintptr_t last_base;           /* its base and size (read once from its record) */
+    uint32_t last_size;
     const hp_ldv_run *run;         /* the run last found (runs stay put while a handler runs) */
     uint64_t peeks, uses;
 } burst;
@@ -171,9 +173,16 @@ static const hp_ldv_ent *find(burst *b, uintptr_t a)
 {
     const hp_ldv_ent *l = b->last;
     if (l) {
-        const hp_ldv_ent *lo = hp_ldv.ents, *hi = hp_ldv.ents + hp_ldv.nents;
-        for (const hp_ldv_ent *e = l - 1; e <= l + 1; e++)
-            if (e >= lo && e < hi && a - e->base < e->size) return e;
+        /* Of the entries beside it, only the last whose base is at or
+         * below a can hold a: one record read for its size. */
+        size_t i = (size_t)(l - hp_ldv.ents), n = hp_ldv.nents;
+        int64_t g = hp_ldv_gran_of(a);
+        for (size_t k = i + 2; g >= 0 && k-- > (i ? i - 1 : 0);) {
+            if (k >= n || (int64_t)hp_ldv.ents[k].gran > g) continue;
+            const hp_ldv_ent *e = &hp_ldv.ents[k];
+            if (a - hp_ldv_ent_base(e) < hp_ldv_ent_size(e)) return e;
+            break;
+        }
         return hp_ldv_find_from(l, a);
     }
     return hp_ldv_find(a);
@@ -185,9 +194,13 @@ static void use(burst *b, uintptr_t a, int is_write)
 {
     b->touched = 1;
     if (b->collector) return;
-    if (b->last && a - b->last->base < b->last->size) return;
+    if (b->last && a - b->last_base < b->last_size) return;
     const hp_ldv_ent *e = find(b, a);
-    if (e && !is_write) b->last = e;
+    if (e && !is_write) {
+        b->last = e;
+        b->last_base = hp_ldv_ent_base(e);
+        b->last_size = hp_ldv_ent_size(e);
+    }
     int u = e ? hp_ldv_use(e, is_write) : 0;
     if (u > 0) b->uses++;
     /* (as the fault that would have found it: hp_ldv_trap_sigsafe.c) */

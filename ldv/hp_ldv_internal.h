@@ -79,16 +79,36 @@ void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta);
 #define HP_PAGE 4096u
 #define HP_PAGE_SHIFT 12
 
-/* One live record in the address index, sorted by base. */
+/* Note [Eight-byte entries]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The address index holds an entry per live record, sorted by base: with
+ * the records themselves, the largest thing ldv keeps, and read whole
+ * twice at every protect pass (ldv/hp_ldv_prot.c, Note [One index
+ * buffer]). An entry is 8 bytes:
+ *   gran: the base, in 16-byte granules above the index's origin
+ *         (hp_ldv.origin, a pass's lowest base: a heap spread over at
+ *         most 64 GiB; a record outside that, or not 16-aligned, is not
+ *         indexed but made INHERENT_USE, hp_ldv_prot.c);
+ *   idx:  the record's index in the shadow table (bits 0-29: at most 2^30
+ *         records), HP_LDV_ENT_PAST (bit 30) when the object ends past
+ *         the page its base is on (a large one: the pass builds its runs
+ *         of pages without reading the records of the others), bit 31
+ *         the pass's own.
+ * The object's size is its record's granted bytes (hp_ldv_ent_size): read
+ * for the one entry a search ends on, whose record the use reads next
+ * anyway. 16 bytes an entry before (base, size, idx): trees.c 18 held 16.8
+ * MB of index and 5.5 MB of entries added since the pass at its peak. */
 typedef struct hp_ldv_ent {
-    uintptr_t base;
-    uint32_t size;    /* granted bytes */
-    uint32_t idx;     /* index in the shadow table */
+    uint32_t gran;    /* (base - origin) / 16 */
+    uint32_t idx;     /* record index | HP_LDV_ENT_PAST */
 } hp_ldv_ent;
+#define HP_LDV_ENT_PAST (1u << 30)
+#define HP_LDV_IDX_MASK (HP_LDV_ENT_PAST - 1)
+#define HP_LDV_GRAN_SHIFT 4
 
-/* Sort a[0, n) by base, in place (hp_ldv_sort_sigsafe.c); `work` holds
+/* Sort a[0, n) by gran, in place (hp_ldv_sort_sigsafe.c); `work` holds
  * HP_LDV_SORT_WORK words of counters. Collector-callback safe. */
-#define HP_LDV_SORT_WORK ((size_t)8 * 512)   /* 2 x 256 words a level, 8 levels of 8 bits */
+#define HP_LDV_SORT_WORK ((size_t)4 * 512)   /* 2 x 256 words a level, 4 levels of 8 bits */
 void hp_ldv_sort_ents(hp_ldv_ent *a, size_t n, size_t *work);
 
 /* A run of adjacent pages protected together (one mprotect, one map entry). */
@@ -125,6 +145,7 @@ typedef struct hp_ldv_state {
     hp_ldv_run *runs; size_t nruns;
     uintptr_t lo, hi;               /* span of the runs */
     hp_rec *recs;                   /* the shadow table when the index was built */
+    uintptr_t origin;               /* the entries' granule 0 (Note [Eight-byte entries]) */
     uintptr_t self_lo, self_hi;     /* heapprof's */
     /* Map-entry budget. */
     long max_map_count;
@@ -229,19 +250,54 @@ static inline void hp_ldv_pause(unsigned *spins)
 
 /* hp_ldv_prot.c */
 int hp_ldv_prot_init(void);
+
+/* An entry's record index, object base and size (Note [Eight-byte
+ * entries]). Handler-safe while the index is valid. */
+static inline uint32_t hp_ldv_ent_idx(const hp_ldv_ent *e) { return e->idx & HP_LDV_IDX_MASK; }
+static inline uintptr_t hp_ldv_ent_base(const hp_ldv_ent *e)
+{
+    return hp_ldv.origin + ((uintptr_t)e->gran << HP_LDV_GRAN_SHIFT);
+}
+static inline uint32_t hp_ldv_ent_size(const hp_ldv_ent *e)
+{
+    return hp_ldv.recs[hp_ldv_ent_idx(e)].granted;
+}
+/* addr's granule above the origin, saturated: entries whose gran is at
+ * most this have their base at or below addr (addr below the origin: none,
+ * UINT64_MAX past the 64 GiB any entry can reach). */
+static inline int64_t hp_ldv_gran_of(uintptr_t addr)
+{
+    if (addr < hp_ldv.origin) return -1;
+    uintptr_t g = (addr - hp_ldv.origin) >> HP_LDV_GRAN_SHIFT;
+    return g > UINT32_MAX ? (int64_t)UINT32_MAX + 1 : (int64_t)g;
+}
+/* Entry lo - 1 (the last whose base is at or below addr, gran <= g) if
+ * it covers addr, else NULL. */
+static inline const hp_ldv_ent *hp_ldv_covering(size_t lo, uintptr_t addr)
+{
+    if (lo == 0) return NULL;
+    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
+    return addr - hp_ldv_ent_base(e) < hp_ldv_ent_size(e) ? e : NULL;
+}
+
+/* The first entry whose base is above granule g, in [lo, hi). */
+static inline size_t hp_ldv_upper(const hp_ldv_ent *ents, size_t lo, size_t hi, int64_t g)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)ents[mid].gran <= g) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The index entry covering addr, or NULL: a binary search of the whole
  * index. Handler-safe. */
 static inline const hp_ldv_ent *hp_ldv_find(uintptr_t addr)
 {
-    size_t lo = 0, hi = hp_ldv.nents;
-    while (lo < hi) {   /* first entry with base > addr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (hp_ldv.ents[mid].base <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    const hp_ldv_ent *e = &hp_ldv.ents[lo - 1];
-    return addr < e->base + e->size ? e : NULL;
+    int64_t g = hp_ldv_gran_of(addr);
+    if (g < 0) return NULL;
+    return hp_ldv_covering(hp_ldv_upper(hp_ldv.ents, 0, hp_ldv.nents, g), addr);
 }
 
 /* hp_ldv_find(addr), searched from the index entry `near` outwards:
@@ -256,14 +312,16 @@ static inline const hp_ldv_ent *hp_ldv_find_from(const hp_ldv_ent *near, uintptr
     const hp_ldv_ent *ents = hp_ldv.ents;
     size_t n = hp_ldv.nents, i = (size_t)(near - ents);
     if (i >= n) return hp_ldv_find(addr);
+    int64_t g = hp_ldv_gran_of(addr);
+    if (g < 0) return NULL;
     /* The first entry whose base is above addr lies in [lo, hi]: every
      * entry before lo has its base at or below addr, none from hi on. */
     size_t lo, hi;
-    if (ents[i].base <= addr) {
+    if ((int64_t)ents[i].gran <= g) {
         lo = i + 1;
         hi = n;
         for (size_t step = 1; i + step < n; step *= 2) {
-            if (ents[i + step].base > addr) {
+            if ((int64_t)ents[i + step].gran > g) {
                 hi = i + step;
                 break;
             }
@@ -273,21 +331,14 @@ static inline const hp_ldv_ent *hp_ldv_find_from(const hp_ldv_ent *near, uintptr
         lo = 0;
         hi = i;
         for (size_t step = 1; step <= i; step *= 2) {
-            if (ents[i - step].base <= addr) {
+            if ((int64_t)ents[i - step].gran <= g) {
                 lo = i - step + 1;
                 break;
             }
             hi = i - step;
         }
     }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ents[mid].base <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    const hp_ldv_ent *e = &ents[lo - 1];
-    return addr < e->base + e->size ? e : NULL;
+    return hp_ldv_covering(hp_ldv_upper(ents, lo, hi, g), addr);
 }
 /* The run holding addr, or NULL. Handler-safe. */
 const hp_ldv_run *hp_ldv_find_run(uintptr_t addr);

@@ -247,6 +247,40 @@ static inline void set_bit(uint64_t *b, size_t i) { b[i >> 6] |= 1ull << (i & 63
 /* Note [One index buffer]: an entry's bit carried through the update. */
 #define HP_LDV_ENT_USED (1u << 31)
 
+/* The index's origin (Note [Eight-byte entries]), the records it was
+ * built from: the update keeps the origin; a record it cannot place then
+ * sends the pass to a whole build, which takes a new one. */
+static uintptr_t index_origin;
+static hp_rec *build_recs;
+
+/* Record i (object r) as entry *x above `origin`: 1, or 0 when it cannot
+ * be one (below the origin, 64 GiB or more above it, not 16-aligned). */
+static inline int make_ent(hp_ldv_ent *x, uintptr_t origin, const hp_rec *r, size_t i)
+{
+    uintptr_t off = r->base - origin;
+    if (r->base < origin || (off & ((1u << HP_LDV_GRAN_SHIFT) - 1)) ||
+        (off >> HP_LDV_GRAN_SHIFT) > UINT32_MAX)
+        return 0;
+    x->gran = (uint32_t)(off >> HP_LDV_GRAN_SHIFT);
+    x->idx = (uint32_t)i |
+             ((r->base & (HP_PAGE - 1)) + r->granted > HP_PAGE ? HP_LDV_ENT_PAST : 0);
+    return 1;
+}
+
+/* Entry x's object base and its end (pages: the end of its base's page,
+ * unless it runs past it), during the build. */
+static inline uintptr_t ent_base_in(const hp_ldv_ent *x)
+{
+    return index_origin + ((uintptr_t)x->gran << HP_LDV_GRAN_SHIFT);
+}
+static inline uintptr_t ent_page_end(const hp_ldv_ent *x)
+{
+    uintptr_t b = ent_base_in(x);
+    if (!(x->idx & HP_LDV_ENT_PAST)) return (b & ~(uintptr_t)(HP_PAGE - 1)) + HP_PAGE;
+    return (b + build_recs[x->idx & HP_LDV_IDX_MASK].granted + HP_PAGE - 1) &
+           ~(uintptr_t)(HP_PAGE - 1);
+}
+
 /* The runs and their first entries are committed as runs are found (a run
  * per index entry, the bound, committed 49 of the 144 MB trees.c 18 held
  * under ldv, untouched: there were some thousand runs). runs_cap runs fit;
@@ -270,8 +304,8 @@ __attribute__((noinline)) static void runs_grow(size_t need)
 static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
                            const hp_ldv_ent *x, size_t i)
 {
-    uintptr_t lo = x->base & ~(uintptr_t)(HP_PAGE - 1);
-    uintptr_t hi = (x->base + x->size + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
+    uintptr_t lo = ent_base_in(x) & ~(uintptr_t)(HP_PAGE - 1);
+    uintptr_t hi = ent_page_end(x);
     if (*nr && lo <= runs[*nr - 1].hi) {
         if (hi > runs[*nr - 1].hi) runs[*nr - 1].hi = hi;
     } else {
@@ -338,6 +372,8 @@ void hp_ldv_protect(void)
     settled_period = period_now;
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
+    build_recs = recs;
+    uint32_t next_period = period_now + 1;
     runs_cap = runs_vec.committed / sizeof(hp_ldv_run);
     if (first_vec.committed / sizeof(uint32_t) < runs_cap + 1)
         runs_cap = first_vec.committed / sizeof(uint32_t) ? first_vec.committed / sizeof(uint32_t) - 1
@@ -383,9 +419,9 @@ void hp_ldv_protect(void)
                 if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
                 room = tmp_vec.committed / sizeof(hp_ldv_ent);
             }
-            add[nadd].base = recs[to].base;
-            add[nadd].size = recs[to].granted;
-            add[nadd++].idx = to;
+            /* (below the origin, or too far above it: a new origin) */
+            if (!make_ent(&add[nadd], index_origin, &recs[to], to)) goto full;
+            nadd++;
         }
         hp_ldv_sort_ents(add, nadd, work);
         /* Note [One index buffer]
@@ -412,20 +448,22 @@ void hp_ldv_protect(void)
         size_t w = cap;
         for (size_t a = index_n; a-- > 0;) {
             hp_ldv_ent x = e[a];
-            uint32_t to = x.idx < ident ? x.idx : remap_of(kept, rank, x.idx);
+            uint32_t from = x.idx & HP_LDV_IDX_MASK;
+            uint32_t to = from < ident ? from : remap_of(kept, rank, from);
             if (to == UINT32_MAX) continue;
-            x.idx = to | (settled_on && bit_at(bits, a) ? HP_LDV_ENT_USED : 0);
+            x.idx = to | (x.idx & HP_LDV_ENT_PAST) |
+                    (settled_on && bit_at(bits, a) ? HP_LDV_ENT_USED : 0);
             e[--w] = x;
         }
         memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
-        uintptr_t next_add = nadd ? add[0].base : UINTPTR_MAX;
+        uint64_t next_add = nadd ? add[0].gran : UINT64_MAX;
         size_t b = 0;
         for (size_t r = w; r < cap; r++) {
             hp_ldv_ent x = e[r];
-            while (next_add < x.base) {
+            while (next_add < x.gran) {
                 add_run(runs, first, &nr, &add[b], n);
                 e[n++] = add[b++];
-                next_add = b < nadd ? add[b].base : UINTPTR_MAX;
+                next_add = b < nadd ? add[b].gran : UINT64_MAX;
             }
             if (x.idx & HP_LDV_ENT_USED) {
                 x.idx &= ~HP_LDV_ENT_USED;
@@ -442,12 +480,15 @@ void hp_ldv_protect(void)
         }
     } else {
     full:
+        /* The origin: the lowest base (Note [Eight-byte entries]). */
+        index_origin = UINTPTR_MAX;
+        for (size_t i = 0; i < len; i++)
+            if (recs[i].granted != 0 && recs[i].base < index_origin) index_origin = recs[i].base;
+        index_origin &= ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
         for (size_t i = 0; i < len; i++) {
             if (recs[i].granted == 0) continue;
-            e[n].base = recs[i].base;
-            e[n].size = recs[i].granted;
-            e[n].idx = (uint32_t)i;
-            n++;
+            if (make_ent(&e[n], index_origin, &recs[i], i)) n++;
+            else hp_ldv_make_inherent(&recs[i], next_period);   /* (not indexed: never seen used) */
         }
         hp_ldv_sort_ents(e, n, work);
         memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
@@ -495,8 +536,9 @@ void hp_ldv_protect(void)
     for (size_t k = 0; k < nr; k++) {
         if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
             for (uint32_t i = first[k]; i < first[k + 1]; i++)
-                if (e[i].base < runs[k].hi && e[i].base + e[i].size > runs[k].lo)
-                    hp_ldv_make_inherent(&recs[e[i].idx], next);
+                if (ent_base_in(&e[i]) < runs[k].hi &&
+                    ent_base_in(&e[i]) + recs[e[i].idx & HP_LDV_IDX_MASK].granted > runs[k].lo)
+                    hp_ldv_make_inherent(&recs[e[i].idx & HP_LDV_IDX_MASK], next);
             hp_ldv.runs_skipped++;
             continue;
         }
@@ -521,6 +563,7 @@ void hp_ldv_protect(void)
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;
     hp_ldv.nents = n;
+    hp_ldv.origin = index_origin;
     hp_ldv.used_bits = (uint64_t *)bits_vec.base;
     hp_ldv.runs = runs;
     hp_ldv.nruns = nr;

@@ -276,7 +276,7 @@ int hp_ldv_give_way(void)
          * its uses can no longer be seen (a use is the truth for an object
          * that may have been used; "not used" would be a guess). */
         for (size_t i = 0; i < hp_ldv.nents; i++)
-            if (hp_ldv_find_run(hp_ldv.ents[i].base)) hp_ldv_use(&hp_ldv.ents[i], 0);
+            if (hp_ldv_find_run(hp_ldv_ent_base(&hp_ldv.ents[i]))) hp_ldv_use(&hp_ldv.ents[i], 0);
         for (size_t k = 0; k < hp_ldv.nruns; k++)
             hp_ldv_open_span(hp_ldv.runs[k].lo, hp_ldv.runs[k].hi);
         atomic_fetch_add(&hp_ldv_vm_gave_way, 1);

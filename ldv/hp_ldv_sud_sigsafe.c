@@ -140,7 +140,7 @@ static void note(hp_ldv_span *s, uintptr_t a)
 {
     if (a < hp_ldv.lo || a >= hp_ldv.hi) return;
     const hp_ldv_ent *e = hp_ldv_find(a);
-    if (e) hp_ldv_sys_buf(s, e->base, e->size, 0);
+    if (e) hp_ldv_sys_buf(s, hp_ldv_ent_base(e), hp_ldv_ent_size(e), 0);
     else if (hp_ldv_find_run(a)) hp_ldv_sys_buf(s, a & ~(uintptr_t)(HP_PAGE - 1), HP_PAGE, 0);
 }
 

@@ -16,25 +16,37 @@
 
 hp_ldv_state hp_ldv;
 
-/* The answer, by looking at every entry. */
+/* The answer, by looking at every record. */
 static const hp_ldv_ent *covering(uintptr_t addr)
 {
-    for (size_t i = 0; i < hp_ldv.nents; i++)
-        if (addr - hp_ldv.ents[i].base < hp_ldv.ents[i].size) return &hp_ldv.ents[i];
+    for (size_t i = 0; i < hp_ldv.nents; i++) {
+        const hp_rec *r = &hp_ldv.recs[hp_ldv.ents[i].idx];
+        if (addr - r->base < r->granted) return &hp_ldv.ents[i];
+    }
     return NULL;
 }
 
-/* n objects from 0x10000, each 16-256 bytes, gaps of 0-63 granules. */
+/* The object of entry i (its record's base and size). */
+#define BASE(i) (hp_ldv.recs[i].base)
+#define SIZE(i) (hp_ldv.recs[i].granted)
+
+/* n objects from 0x10000 (the index's origin: addresses below it are
+ * asked too), each 16-256 bytes, gaps of 0-63 granules; entry i is
+ * record i. */
 static hp_ldv_ent *index_of(size_t n)
 {
     hp_ldv_ent *e = calloc(n ? n : 1, sizeof *e);
-    cr_assert(e);
+    free(hp_ldv.recs);
+    hp_ldv.recs = calloc(n ? n : 1, sizeof *hp_ldv.recs);
+    cr_assert(e && hp_ldv.recs);
+    hp_ldv.origin = 0x10000;
     uintptr_t at = 0x10000;
     for (size_t i = 0; i < n; i++) {
-        e[i].base = at;
-        e[i].size = (uint32_t)(16 * (1 + test_rand() % 16));
+        hp_ldv.recs[i].base = at;
+        hp_ldv.recs[i].granted = (uint32_t)(16 * (1 + test_rand() % 16));
+        e[i].gran = (uint32_t)((at - hp_ldv.origin) >> HP_LDV_GRAN_SHIFT);
         e[i].idx = (uint32_t)i;
-        at += e[i].size + 16 * (test_rand() % 64 < 48 ? 0 : test_rand() % 64);
+        at += hp_ldv.recs[i].granted + 16 * (test_rand() % 64 < 48 ? 0 : test_rand() % 64);
     }
     hp_ldv.ents = e;
     hp_ldv.nents = n;
@@ -44,7 +56,7 @@ static hp_ldv_ent *index_of(size_t n)
 static void check(size_t n, size_t tries, size_t reach)
 {
     hp_ldv_ent *e = index_of(n);
-    uintptr_t end = n ? e[n - 1].base + e[n - 1].size : 0x10000;
+    uintptr_t end = n ? BASE(n - 1) + SIZE(n - 1) : 0x10000;
     for (size_t t = 0; t < tries; t++) {
         size_t h = n ? test_rand() % n : 0;
         uintptr_t a;
@@ -57,11 +69,11 @@ static void check(size_t n, size_t tries, size_t reach)
             size_t k = h + test_rand() % (2 * reach + 1);
             k = k >= reach ? k - reach : 0;
             if (k >= n) k = n ? n - 1 : 0;
-            a = n ? e[k].base + test_rand() % e[k].size : 0x10000;
+            a = n ? BASE(k) + test_rand() % SIZE(k) : 0x10000;
             break;
         }
         default:  /* just past an object: a gap, or the next one's base */
-            a = n ? e[h].base + e[h].size : 0x10000;
+            a = n ? BASE(h) + SIZE(h) : 0x10000;
             break;
         }
         const hp_ldv_ent *want = hp_ldv_find(a);
@@ -80,7 +92,7 @@ Test(ldv_find, every_hint_for_every_address_of_a_short_index)
 {
     hp_ldv_ent *e = index_of(37);
     for (size_t h = 0; h < 37; h++)
-        for (uintptr_t a = 0x10000 - 32; a < e[36].base + e[36].size + 32; a += 8)
+        for (uintptr_t a = 0x10000 - 32; a < BASE(36) + SIZE(36) + 32; a += 8)
             cr_assert_eq(hp_ldv_find_from(&e[h], a), covering(a), "hint %zu address %#lx", h,
                          (unsigned long)a);
     free(e);
