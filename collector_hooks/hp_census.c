@@ -60,6 +60,12 @@ static int census_in(void *ctx, hp_rec *r, size_t idx)
     return hp_census_add(r, idx);
 }
 
+static int census_run_in(void *ctx, hp_rec *first, uint64_t k)
+{
+    (void)ctx;
+    return hp_census_add_run(first, k);
+}
+
 static void observer_init(void)
 {
     const hp_scheme *p = hp_schemes_primary();
@@ -68,6 +74,10 @@ static void observer_init(void)
     if (on_death || dropped) observer.gone = hp_filter_any() ? gone_filtered : gone_all;
     observer.moved = p->moved;
     if (p->label_of || hp_filter_any()) observer.census = census_in;
+    /* (a band and a verdict that depend on the shape alone: the sweep may
+     * count a run of one shape at once, core/hp_sweep.h) */
+    if (observer.census && p->label_by_shape && !hp_rt.cfg.filter_rset[0])
+        observer.census_run = census_run_in;
     observer.counted = p->census_rec;
     observer_used = observer.gone || observer.moved || observer.census || observer.counted;
 }

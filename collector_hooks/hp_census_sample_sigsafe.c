@@ -231,6 +231,16 @@ int hp_census_add(hp_rec *r, size_t idx)
     return 1;
 }
 
+int hp_census_add_run(hp_rec *first, uint64_t k)
+{
+    int in = hp_census_add(first, 0);
+    /* (hp_census_add kept first's band in last_shape: the scheme labels by
+     * shape, the sweep's only caller of this) */
+    if (in && k > 1 && hp_schemes_primary()->label_of)
+        hp_output_add_label(last_shape.label, (k - 1) * hp_rec_bytes(first));
+    return in;
+}
+
 void hp_output_write_sample(double t)
 {
     /* Fold stacks into labels (stacks with equal labels share a band);

@@ -34,6 +34,10 @@ void hp_census_reset_stacks(int peak);
  * (filters), and then its bytes count to its stack's census figure. */
 #include "core/hp_shadow.h"
 int hp_census_add(hp_rec *r, size_t idx);
+/* hp_census_add of `k` live records of first's shape at once, when the
+ * primary scheme labels by shape alone (hp_scheme.label_by_shape, no
+ * rset= filter: Note [Records of one shape]). */
+int hp_census_add_run(hp_rec *first, uint64_t k);
 /* A sweep begins: hp_census_add keeps nothing from the last one. */
 void hp_census_add_forget(void);
 

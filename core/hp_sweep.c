@@ -170,10 +170,13 @@ static size_t run_cut(sweep_run *s, size_t out, unsigned kept, uint64_t top)
  * through the loop one by one, as any others. Only sweeps that judge,
  * without an observer (which hears of every record, and may filter the
  * census) and, for new objects, without breakdowns, do this; and not
- * under sample= (whose records are weighted, and never same entries). */
+ * under sample= (whose records are weighted, and never same entries).
+ * An observer that labels the census by a record's shape alone, and hears
+ * nothing else (mode kind: hp_sweep_observer.census_run), is asked about
+ * the run's objects at once (`lab`). */
 static inline __attribute__((always_inline)) int
 run_kept_whole(sweep_run *s, size_t out, int census, int marks, int breakdown,
-               uint64_t *live_bytes, uint64_t *live_objects)
+               const hp_sweep_observer *lab, uint64_t *live_bytes, uint64_t *live_objects)
 {
     size_t at = s->rd;
     if (s->in_prev.run != 0 || hp_sample_on) return 0;
@@ -208,7 +211,19 @@ run_kept_whole(sweep_run *s, size_t out, int census, int marks, int breakdown,
         s->res.requested += k * req;
         s->res.survived += k * g;
     }
-    if (census) {
+    int counted = census;
+    if (census && lab) {   /* (the run's first object, as the loop would see it) */
+        hp_rec r = {0};
+        r.base = base;
+        r.ccs = in->ccs;
+        r.granted = (uint32_t)g;
+        r.req = (uint32_t)(g - (in->sizes & 0xffff));
+        r.kind = (uint8_t)(in->kh & 0xff);
+        r.how = (uint8_t)((in->kh >> 8) & 0xff);
+        r.age = (uint8_t)(age < HP_AGE_MAX ? age + 1 : age);
+        counted = lab->census_run(lab->ctx, &r, k);
+    }
+    if (counted) {
         if (st) {
             st->census += k * g;
             st->census_objects += k;
@@ -225,12 +240,18 @@ run_kept_whole(sweep_run *s, size_t out, int census, int marks, int breakdown,
     return 1;
 }
 
+/* labelled: the observer hears only the census, labelled by shape
+ * (hp_sweep_observer.census_run): a table's runs and records are kept in
+ * place as without one. */
 static inline __attribute__((always_inline)) void
 judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int form,
-            int census, int judge, int marks, int breakdown, int simple, int observed)
+            int census, int judge, int marks, int breakdown, int simple, int observed,
+            int labelled)
 {
     const hp_sweep_spec *sp = s->spec;
     const hp_sweep_observer *obs = observed ? sp->obs : NULL;
+    const hp_sweep_observer *lab = labelled ? sp->obs : NULL;
+    int unheard = !observed || labelled;   /* (no one hears moves) */
     hp_ccs_stats *stats = s->stats;
     hp_rec *table = s->table;
     hp_breakdown *bds = breakdown ? sp->bds : NULL;
@@ -248,8 +269,8 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         hp_rec one, *r;
         size_t i, at = 0;
         unsigned took = 0;
-        if (form == FORM_TABLE && judge && !observed && ip == 0 &&
-            run_kept_whole(s, out, census, marks, bds != NULL, &live_bytes, &live_objects)) {
+        if (form == FORM_TABLE && judge && unheard && ip == 0 &&
+            run_kept_whole(s, out, census, marks, bds != NULL, lab, &live_bytes, &live_objects)) {
             out++;
             continue;
         }
@@ -311,7 +332,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
             live_objects += c;
             if (obs && obs->counted) obs->counted(r, t);
         }
-        if (form == FORM_TABLE && !observed) {
+        if (form == FORM_TABLE && unheard) {
             uint64_t top = (uint64_t)r->age | (uint64_t)r->flags << 3;
             if (ip && !noted && top == ip_top) {   /* the run still kept whole */
                 ip++;
@@ -340,7 +361,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
                 continue;
             }
         }
-        if (form == FORM_TABLE && !observed && !noted &&
+        if (form == FORM_TABLE && unheard && !noted &&
             (took == 2 || (took == 1 && fresh && hp_run_extra(s->ctable[at]) == 0 &&
                            hp_same_as(&s->out_prev, r)))) {
             /* A short record (or one repeating the record written before
@@ -396,7 +417,14 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
 #define JUDGE_VARIANT(name, form, census, breakdown, observed)                 \
     static void name(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table) \
     {                                                                            \
-        judge_range(s, recs, n, idx0, in_table, form, census, 1, 1, breakdown, 1, observed); \
+        judge_range(s, recs, n, idx0, in_table, form, census, 1, 1, breakdown, 1, observed, 0); \
+    }
+/* A census labelled by shape (hp_sweep_observer.census_run), otherwise as
+ * the fast loops. */
+#define JUDGE_LABELLED(name, form, breakdown)                                   \
+    static void name(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table) \
+    {                                                                            \
+        judge_range(s, recs, n, idx0, in_table, form, 1, 1, 1, breakdown, 0, 1, 1); \
     }
 #define JUDGE_VARIANTS(name, form)                                              \
     JUDGE_VARIANT(name##_plain, form, 0, 0, 0)                                   \
@@ -407,12 +435,14 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
     JUDGE_VARIANT(name##_obs_census, form, 1, 0, 1)                              \
     JUDGE_VARIANT(name##_obs_report, form, 0, 1, 1)                              \
     JUDGE_VARIANT(name##_obs_census_report, form, 1, 1, 1)                       \
+    JUDGE_LABELLED(name##_labelled, form, 0)                                     \
+    JUDGE_LABELLED(name##_labelled_report, form, 1)                              \
     static void name##_generic(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, \
                                int in_table)                                     \
     {                                                                            \
         const hp_sweep_spec *sp = s->spec;                                       \
         judge_range(s, recs, n, idx0, in_table, form, sp->census, sp->judge,     \
-                    sp->live == NULL, sp->bds != NULL, 0, sp->obs != NULL);      \
+                    sp->live == NULL, sp->bds != NULL, 0, sp->obs != NULL, 0);   \
     }
 JUDGE_VARIANTS(judge_recs, FORM_RECS)
 JUDGE_VARIANTS(judge_logs, FORM_LOGS)
@@ -426,6 +456,11 @@ static const judge_fn judge_fast[FORM_COUNT][2][2][2] = {
     JUDGE_TABLE(judge_recs), JUDGE_TABLE(judge_logs), JUDGE_TABLE(judge_table)};
 static const judge_fn judge_generic[FORM_COUNT] = {judge_recs_generic, judge_logs_generic,
                                                    judge_table_generic};
+/* [form][breakdown] */
+static const judge_fn judge_labelled[FORM_COUNT][2] = {
+    {judge_recs_labelled, judge_recs_labelled_report},
+    {judge_logs_labelled, judge_logs_labelled_report},
+    {judge_table_labelled, judge_table_labelled_report}};
 
 /* A span of records still in a log: make room for its survivors, judge. */
 static void judge_span(hp_rec *recs, size_t n, void *arg)
@@ -515,14 +550,20 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
     }
     s.frees = hp_shadow_has_frees();
     const hp_sweep_observer *obs = spec->obs;
-    int fast = spec->judge && !spec->live && spec->stats &&
-               (!spec->census || !obs || !obs->census);
+    int base_fast = spec->judge && !spec->live && spec->stats;
+    int fast = base_fast && (!spec->census || !obs || !obs->census);
+    /* (a census labelled by shape, the observer hearing nothing else) */
+    int labelled = base_fast && spec->census && obs && obs->census && obs->census_run &&
+                   !obs->gone && !obs->moved && !obs->counted;
     int table_form = s.compact ? FORM_TABLE : FORM_RECS;
     int logs_form = s.compact ? FORM_LOGS : FORM_RECS;
-    s.judge_range = fast ? judge_fast[table_form][obs != NULL][spec->census != 0][spec->bds != NULL]
-                         : judge_generic[table_form];
-    s.judge_logs = fast ? judge_fast[logs_form][obs != NULL][spec->census != 0][spec->bds != NULL]
-                        : judge_generic[logs_form];
+    int bd = spec->bds != NULL;
+    s.judge_range = labelled ? judge_labelled[table_form][bd]
+                    : fast   ? judge_fast[table_form][obs != NULL][spec->census != 0][bd]
+                             : judge_generic[table_form];
+    s.judge_logs = labelled ? judge_labelled[logs_form][bd]
+                   : fast   ? judge_fast[logs_form][obs != NULL][spec->census != 0][bd]
+                            : judge_generic[logs_form];
     s.judge_range(&s, s.table, len, 0, 1);   /* (compact: the entries from s.rd = 0 on) */
     if (s.compact) {
         len = s.len - s.shift;
@@ -560,7 +601,7 @@ static void adapter_moved(size_t idx, size_t to)
 void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx)
 {
     adapter = (visit_adapter){visit, ctx};
-    hp_sweep_observer obs = {&adapter, adapter_gone, adapter_moved, NULL, NULL};
+    hp_sweep_observer obs = {&adapter, adapter_gone, adapter_moved, NULL, NULL, NULL};
     hp_sweep_spec spec = {0};
     spec.judge = 1;
     spec.live = live;

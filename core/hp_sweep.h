@@ -50,6 +50,12 @@ typedef struct hp_sweep_observer {
     int (*census)(void *ctx, hp_rec *r, size_t idx);
     /* A record was counted live at census `t` (no ctx, likewise). */
     void (*counted)(const hp_rec *r, uint32_t t);
+    /* At a census, when `census` depends on a record's shape alone (its
+     * stack, sizes, kind and how: hp_scheme.label_by_shape): census() of
+     * `k` live records of first's shape at once, 1 if they are in it. With
+     * it, and no gone, moved or counted, the sweep judges a table's runs
+     * whole at a census too (core/hp_sweep.c, Note [Runs judged whole]). */
+    int (*census_run)(void *ctx, hp_rec *first, uint64_t k);
 } hp_sweep_observer;
 
 typedef struct hp_sweep_spec {
