@@ -46,6 +46,7 @@ struct sweep_run {
     judge_fn judge_range, judge_logs;   /* the table's loop; the logs' */
     int frees;
     int log_runs;         /* the logs' runs judged whole (Note [Young runs]) */
+    const hp_sweep_observer *lab;   /* a census labelled by shape (census_run), or NULL */
     hp_blocks blocks;     /* is_live's pages in use */
 };
 
@@ -491,7 +492,8 @@ static void judge_span(hp_rec *recs, size_t n, void *arg)
  * test); a survivor is counted and written to the table as the loop
  * writes it (age 1). A run with an object the frees' filter names goes
  * one by one, as before. Not under sample= (weighted records, never same
- * entries). */
+ * entries). A census labelled by shape (s->lab, mode kind) counts the
+ * run's survivors at once. */
 static int judge_run(const hp_rec *first, unsigned from, unsigned to, void *arg)
 {
     sweep_run *s = arg;
@@ -518,18 +520,20 @@ static int judge_run(const hp_rec *first, unsigned from, unsigned to, void *arg)
     int marks = s->spec->live == NULL;
     int census = s->spec->census != 0;
     size_t out = s->out;
+    uint64_t live = 0;
     for (unsigned m = from; m <= to; m++) {
         r.base = first->base - (uintptr_t)m * g;
         if (!judged_live(s, marks, r.base)) continue;
         st->survived += g;
         s->res.survived += g;
-        if (census) {
-            st->census += g;
-            st->census_objects++;
-            s->res.live_bytes += g;
-            s->res.live_objects++;
-        }
+        live++;
         out += put_compact(s, out, &r);
+    }
+    if (census && live && (!s->lab || s->lab->census_run(s->lab->ctx, &r, live))) {
+        st->census += live * g;
+        st->census_objects += live;
+        s->res.live_bytes += live * g;
+        s->res.live_objects += live;
     }
     s->out = out;
     return 1;
@@ -570,8 +574,11 @@ hp_sweep_result hp_sweep(const hp_sweep_spec *spec)
         s.rd = SIZE_MAX;   /* the logs' records are written past the table */
     }
     s.next_idx = len;
-    /* (Note [Young runs]: judged, unobserved, without breakdowns) */
-    s.log_runs = spec->judge && spec->stats && s.compact && !obs && !spec->bds && !hp_sample_on;
+    /* (Note [Young runs]: judged, unobserved or labelled by shape, without
+     * breakdowns) */
+    s.lab = labelled ? obs : NULL;
+    s.log_runs = spec->judge && spec->stats && s.compact && (!obs || labelled) && !spec->bds &&
+                 !hp_sample_on;
     if (spec->logs) hp_shadow_take_pending_runs(judge_span, judge_run, &s);
     hp_shadow_sweep_done(s.out, s.kept, &s.out_prev);
     return s.res;
