@@ -605,6 +605,7 @@ void hp_ldv_write_prof(int fd)
                          "that is: doc/options.md)\n");
     }
     line_u64("  index build (ms)", hp_ldv.index_ns / 1000000);
+    line_u64("  index built whole (passes)", hp_ldv.index_whole);
     line_u64("  protect (ms)", hp_ldv.protect_ns / 1000000);
     line_u64("  open at collections (ms)", hp_ldv.open_ns / 1000000);
     line_u64("  pages protected (last)", hp_ldv.pages_protected);

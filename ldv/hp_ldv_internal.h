@@ -174,6 +174,7 @@ typedef struct hp_ldv_state {
     uint64_t passes, pages_protected, runs_protected, runs_skipped, max_runs;
     uint64_t inherent_objects;
     uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
+    uint64_t index_whole;           /* passes that built the index whole (not updated) */
 } hp_ldv_state;
 
 extern hp_ldv_state hp_ldv;

@@ -412,6 +412,20 @@ void hp_ldv_protect(void)
          * added since (sorted on their own, in tmp_vec). */
         hp_ldv_ent *add = (hp_ldv_ent *)tmp_vec.base;
         size_t nadd = 0, room = tmp_vec.committed / sizeof(hp_ldv_ent);
+        /* The collector maps new heap below the old (mmap hands out
+         * addresses downwards): an addition below the origin lowers it,
+         * and the old entries move up by `shift` granules in the backward
+         * pass, which writes each of them anyway (Note [Eight-byte
+         * entries]); one too far above it sends the pass to a whole
+         * build. */
+        uintptr_t origin = index_origin;
+        for (size_t i = indexed_len; i < remap_len; i++) {
+            uint32_t to = remap_of(kept, rank, i);
+            if (to != UINT32_MAX && recs[to].granted != 0 && recs[to].base < origin)
+                origin = recs[to].base & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
+        }
+        uint64_t shift = (index_origin - origin) >> HP_LDV_GRAN_SHIFT;
+        if (index_n && (uint64_t)e[index_n - 1].gran + shift > UINT32_MAX) goto full;
         for (size_t i = indexed_len; i < remap_len; i++) {
             uint32_t to = remap_of(kept, rank, i);
             if (to == UINT32_MAX || recs[to].granted == 0) continue;
@@ -419,10 +433,10 @@ void hp_ldv_protect(void)
                 if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
                 room = tmp_vec.committed / sizeof(hp_ldv_ent);
             }
-            /* (below the origin, or too far above it: a new origin) */
-            if (!make_ent(&add[nadd], index_origin, &recs[to], to)) goto full;
+            if (!make_ent(&add[nadd], origin, &recs[to], to)) goto full;
             nadd++;
         }
+        index_origin = origin;
         hp_ldv_sort_ents(add, nadd, work);
         /* Note [One index buffer]
          * ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -453,6 +467,7 @@ void hp_ldv_protect(void)
             if (to == UINT32_MAX) continue;
             x.idx = to | (x.idx & HP_LDV_ENT_PAST) |
                     (settled_on && bit_at(bits, a) ? HP_LDV_ENT_USED : 0);
+            x.gran += (uint32_t)shift;
             e[--w] = x;
         }
         memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
@@ -480,6 +495,7 @@ void hp_ldv_protect(void)
         }
     } else {
     full:
+        hp_ldv.index_whole++;
         /* The origin: the lowest base (Note [Eight-byte entries]). */
         index_origin = UINTPTR_MAX;
         for (size_t i = 0; i < len; i++)
