@@ -86,9 +86,11 @@ void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta);
  * twice at every protect pass (ldv/hp_ldv_prot.c, Note [One index
  * buffer]). An entry is 8 bytes:
  *   gran: the base, in 16-byte granules above the index's origin
- *         (hp_ldv.origin, a pass's lowest base: a heap spread over at
- *         most 64 GiB; a record outside that, or not 16-aligned, is not
- *         indexed but made INHERENT_USE, hp_ldv_prot.c);
+ *         (hp_ldv.origin, at or below every indexed base: a whole build
+ *         takes the lowest, an update lowers it to an addition below it
+ *         and moves the old entries up; a heap spread over at most 64
+ *         GiB; a record outside that, or not 16-aligned, is not indexed
+ *         but made INHERENT_USE, hp_ldv_prot.c);
  *   idx:  the record's index in the shadow table (bits 0-29: at most 2^30
  *         records), HP_LDV_ENT_PAST (bit 30) when the object ends past
  *         the page its base is on (a large one: the pass builds its runs
