@@ -247,12 +247,6 @@ static inline void set_bit(uint64_t *b, size_t i) { b[i >> 6] |= 1ull << (i & 63
 /* Note [One index buffer]: an entry's bit carried through the update. */
 #define HP_LDV_ENT_USED (1u << 31)
 
-/* The index's origin (Note [Eight-byte entries]), the records it was
- * built from: the update keeps the origin; a record it cannot place then
- * sends the pass to a whole build, which takes a new one. */
-static uintptr_t index_origin;
-static hp_rec *build_recs;
-
 /* Record i (object r) as entry *x above `origin`: 1, or 0 when it cannot
  * be one (below the origin, 64 GiB or more above it, not 16-aligned). */
 static inline int make_ent(hp_ldv_ent *x, uintptr_t origin, const hp_rec *r, size_t i)
@@ -267,18 +261,15 @@ static inline int make_ent(hp_ldv_ent *x, uintptr_t origin, const hp_rec *r, siz
     return 1;
 }
 
-/* Entry x's object base and its end (pages: the end of its base's page,
- * unless it runs past it), during the build. */
-static inline uintptr_t ent_base_in(const hp_ldv_ent *x)
-{
-    return index_origin + ((uintptr_t)x->gran << HP_LDV_GRAN_SHIFT);
-}
+/* The end of entry x's pages: of its base's page, unless the object runs
+ * past it (only then is its record read). During the pass, which sets
+ * hp_ldv.origin and hp_ldv.recs first (no handler reads the index while
+ * `collecting` is set). */
 static inline uintptr_t ent_page_end(const hp_ldv_ent *x)
 {
-    uintptr_t b = ent_base_in(x);
+    uintptr_t b = hp_ldv_ent_base(x);
     if (!(x->idx & HP_LDV_ENT_PAST)) return (b & ~(uintptr_t)(HP_PAGE - 1)) + HP_PAGE;
-    return (b + build_recs[x->idx & HP_LDV_IDX_MASK].granted + HP_PAGE - 1) &
-           ~(uintptr_t)(HP_PAGE - 1);
+    return (b + hp_ldv_ent_size(x) + HP_PAGE - 1) & ~(uintptr_t)(HP_PAGE - 1);
 }
 
 /* The runs and their first entries are committed as runs are found (a run
@@ -304,7 +295,7 @@ __attribute__((noinline)) static void runs_grow(size_t need)
 static inline void add_run(hp_ldv_run *runs, uint32_t *first, size_t *nr,
                            const hp_ldv_ent *x, size_t i)
 {
-    uintptr_t lo = ent_base_in(x) & ~(uintptr_t)(HP_PAGE - 1);
+    uintptr_t lo = hp_ldv_ent_base(x) & ~(uintptr_t)(HP_PAGE - 1);
     uintptr_t hi = ent_page_end(x);
     if (*nr && lo <= runs[*nr - 1].hi) {
         if (hi > runs[*nr - 1].hi) runs[*nr - 1].hi = hi;
@@ -372,8 +363,8 @@ void hp_ldv_protect(void)
     settled_period = period_now;
     size_t len;
     hp_rec *recs = hp_shadow_table(&len);
-    build_recs = recs;
-    uint32_t next_period = period_now + 1;
+    hp_ldv.recs = recs;   /* (the entries' sizes, while the pass builds) */
+    uint32_t next = period_now + 1;   /* (objects made INHERENT_USE from then on) */
     runs_cap = runs_vec.committed / sizeof(hp_ldv_run);
     if (first_vec.committed / sizeof(uint32_t) < runs_cap + 1)
         runs_cap = first_vec.committed / sizeof(uint32_t) ? first_vec.committed / sizeof(uint32_t) - 1
@@ -418,13 +409,13 @@ void hp_ldv_protect(void)
          * pass, which writes each of them anyway (Note [Eight-byte
          * entries]); one too far above it sends the pass to a whole
          * build. */
-        uintptr_t origin = index_origin;
+        uintptr_t origin = hp_ldv.origin;
         for (size_t i = indexed_len; i < remap_len; i++) {
             uint32_t to = remap_of(kept, rank, i);
             if (to != UINT32_MAX && recs[to].granted != 0 && recs[to].base < origin)
                 origin = recs[to].base & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
         }
-        uint64_t shift = (index_origin - origin) >> HP_LDV_GRAN_SHIFT;
+        uint64_t shift = (hp_ldv.origin - origin) >> HP_LDV_GRAN_SHIFT;
         if (index_n && (uint64_t)e[index_n - 1].gran + shift > UINT32_MAX) goto full;
         for (size_t i = indexed_len; i < remap_len; i++) {
             uint32_t to = remap_of(kept, rank, i);
@@ -436,7 +427,7 @@ void hp_ldv_protect(void)
             if (!make_ent(&add[nadd], origin, &recs[to], to)) goto full;
             nadd++;
         }
-        index_origin = origin;
+        hp_ldv.origin = origin;
         hp_ldv_sort_ents(add, nadd, work);
         /* Note [One index buffer]
          * ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -497,14 +488,14 @@ void hp_ldv_protect(void)
     full:
         hp_ldv.index_whole++;
         /* The origin: the lowest base (Note [Eight-byte entries]). */
-        index_origin = UINTPTR_MAX;
+        uintptr_t origin = UINTPTR_MAX;
         for (size_t i = 0; i < len; i++)
-            if (recs[i].granted != 0 && recs[i].base < index_origin) index_origin = recs[i].base;
-        index_origin &= ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
+            if (recs[i].granted != 0 && recs[i].base < origin) origin = recs[i].base;
+        hp_ldv.origin = origin & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
         for (size_t i = 0; i < len; i++) {
             if (recs[i].granted == 0) continue;
-            if (make_ent(&e[n], index_origin, &recs[i], i)) n++;
-            else hp_ldv_make_inherent(&recs[i], next_period);   /* (not indexed: never seen used) */
+            if (make_ent(&e[n], hp_ldv.origin, &recs[i], i)) n++;
+            else hp_ldv_make_inherent(&recs[i], next);   /* (not indexed: never seen used) */
         }
         hp_ldv_sort_ents(e, n, work);
         memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
@@ -547,14 +538,13 @@ void hp_ldv_protect(void)
         while (b >= 0 && kept + hist[b] <= allowed) kept += hist[b--];
         min_pages = (size_t)1 << (b + 1);
     }
-    uint32_t next = atomic_load(&hp_rt.period) + 1;
     size_t out = 0;
     for (size_t k = 0; k < nr; k++) {
         if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
             for (uint32_t i = first[k]; i < first[k + 1]; i++)
-                if (ent_base_in(&e[i]) < runs[k].hi &&
-                    ent_base_in(&e[i]) + recs[e[i].idx & HP_LDV_IDX_MASK].granted > runs[k].lo)
-                    hp_ldv_make_inherent(&recs[e[i].idx & HP_LDV_IDX_MASK], next);
+                if (hp_ldv_ent_base(&e[i]) < runs[k].hi &&
+                    hp_ldv_ent_base(&e[i]) + hp_ldv_ent_size(&e[i]) > runs[k].lo)
+                    hp_ldv_make_inherent(&recs[hp_ldv_ent_idx(&e[i])], next);
             hp_ldv.runs_skipped++;
             continue;
         }
@@ -579,11 +569,9 @@ void hp_ldv_protect(void)
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;
     hp_ldv.nents = n;
-    hp_ldv.origin = index_origin;
     hp_ldv.used_bits = (uint64_t *)bits_vec.base;
     hp_ldv.runs = runs;
     hp_ldv.nruns = nr;
-    hp_ldv.recs = recs;
     hp_ldv.lo = nr ? runs[0].lo : 0;
     hp_ldv.hi = nr ? runs[nr - 1].hi : 0;
     atomic_store(&hp_ldv.opens, 0);
