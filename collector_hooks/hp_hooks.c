@@ -15,12 +15,6 @@ static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
 static _Atomic int program_code;           /* see hp_hooks_program_code */
 /* A census due but not taken is forced this many intervals after the last. */
 #define HP_FORCE_AFTER 1.25
-/* Without interval= written, a collection is forced only while forced
- * collections so far have taken at most this share of the program's own
- * time: a forced collection marks the whole live heap, so on a big heap
- * (1 GB: about a second each) forcing one every 1.25 intervals would cost
- * more than everything else heapprof does. */
-#define HP_FORCE_SHARE 0.10
 
 static _Atomic int forcing;                /* a forced collection is running */
 /* The exit-time collection is running: the program's own callbacks are
@@ -229,7 +223,7 @@ void hp_hooks_clock_check(hp_thread *t)
     double prog = hp_profile_seconds(now);
     if (prog < hp_census_last_time() + HP_FORCE_AFTER * interval) return;
     if (!hp_rt.cfg.interval_given &&
-        (double)atomic_load(&hp_rt.forced_ns) > HP_FORCE_SHARE * prog * 1e9) {
+        (double)atomic_load(&hp_rt.forced_ns) > hp_hooks_force_share() * prog * 1e9) {
         /* Forced collections have had their share: the next collection
          * that comes by itself takes the census. Look again an interval
          * later (each such look counts once in the .prof). */

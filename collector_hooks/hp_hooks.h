@@ -5,6 +5,7 @@
 #ifndef HP_HOOKS_H
 #define HP_HOOKS_H
 #include "core/hp_gc.h"
+#include "core/hp_sample.h"
 #include "core/hp_thread.h"
 
 /* Install the hooks (hp_real must be resolved). */
@@ -12,6 +13,27 @@ void hp_hooks_install(void);
 /* Allocation path, outermost call, when the thread's countdown reaches 0:
  * read the clock and force a collection when a census is overdue. */
 void hp_hooks_clock_check(hp_thread *t);
+/* Without interval= written, a collection is forced only while forced
+ * collections so far have taken at most this share of the program's own
+ * time: a forced collection marks the whole live heap, so on a big heap
+ * (1 GB: about a second each) forcing one every 1.25 intervals would cost
+ * more than everything else heapprof does. */
+#define HP_FORCE_SHARE 0.10
+/* ... and under sample=, the mode for a program in production, a
+ * hundredth. Its censuses are estimates from a few objects, and an
+ * unsampled allocation costs a few instructions, so the forced
+ * collections were its largest cost: trees.c depth 18 (30 MB live, 119
+ * collections of its own) forced 0-6 of them, up to 0.125 s of a 3 s run;
+ * at a hundredth 0-3 (0.053 s at most), at the same 41-49 censuses (seven
+ * interleaved runs of each). Go's heap profile never forces one. */
+#define HP_FORCE_SHARE_SAMPLED 0.01
+
+/* The share forced collections may take without interval= written. */
+static inline double hp_hooks_force_share(void)
+{
+    return hp_sample_on ? HP_FORCE_SHARE_SAMPLED : HP_FORCE_SHARE;
+}
+
 /* window=: a collection now (the allocation path, outside the collector). */
 void hp_hooks_window(void);
 /* The program gave the collector code of its own to run at collections (a

@@ -2,8 +2,8 @@
 heap the collector hardly runs by itself and the program never calls
 GC_gcollect, yet interval=0.1 over ~1.5 s gives at least 8 censuses.
 Without interval= written, forced collections keep to a tenth of the
-program's time: on a 256 MB live heap most due censuses wait for a
-natural collection, and the .prof says how many."""
+program's time (a hundredth under sample=): on a 256 MB live heap most
+due censuses wait for a natural collection, and the .prof says how many."""
 import re
 import unittest
 
@@ -50,10 +50,10 @@ class ForcedCensus(unittest.TestCase):
                 censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
                 self.assertGreaterEqual(censuses, 8, [t for t, _ in hp.samples])
 
-    def forced_line(self, prof):
+    def forced_line(self, prof, share="a tenth of the program's time"):
         m = re.fullmatch(r"(\d+) \((\d+\.\d{3}) s; forced when a census was due and no "
                          r"collection came(?:; (\d+) times none was forced, because forced "
-                         r"collections had taken a tenth of the program's time: the default "
+                         r"collections had taken " + re.escape(share) + r": the default "
                          r"interval stretches on a big heap, interval= forces at any cost)?\)",
                          hptest.prof_field(prof, "forced collections"))
         self.assertIsNotNone(m, prof)
@@ -85,6 +85,22 @@ class ForcedCensus(unittest.TestCase):
         censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
         self.assertEqual(censuses, len(hp.samples) - 2)
         self.assertGreaterEqual(len(hp.nonempty()), 2)
+
+    def test_forced_share_sampled(self):
+        # sample= (for production): a hundredth of the program's time.
+        args = [bh.bprog("bh_loop"), "2", "expand", "live=256"]
+        r = hptest.run(self, args, heapprof="cc,sample=512K", stdin="", timeout=120)
+        self.assertEqual(r.rc, 0, r.stderr)
+        hp = hptest.check_hp_format(self, r.hp_path)
+        prof = r.prof()
+        forced, seconds, declined = self.forced_line(
+            prof, "a hundredth of the program's time (sample=)")
+        run = float(re.match(r"[\d.]+", hptest.prof_field(prof, "run time")).group(0))
+        self.assertGreaterEqual(forced, 1)
+        self.assertGreater(declined, 0)
+        self.assertLessEqual(seconds, 0.01 * run + 2 * seconds / forced, prof)
+        censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
+        self.assertEqual(censuses, len(hp.samples) - 2)
 
 
 if __name__ == "__main__":
