@@ -69,38 +69,35 @@ class ForcedCensus(unittest.TestCase):
         self.assertGreaterEqual(forced, 8)
         self.assertEqual(declined, 0)
         # The default interval: forcing stops once it has had its share.
-        r = hptest.run(self, args, heapprof="cc", stdin="", timeout=120)
-        self.assertEqual(r.rc, 0, r.stderr)
-        hp = hptest.check_hp_format(self, r.hp_path)
-        prof = r.prof()
-        forced, seconds, declined = self.forced_line(prof)
-        run = float(re.match(r"[\d.]+", hptest.prof_field(prof, "run time")).group(0))
-        self.assertGreaterEqual(forced, 1)
-        self.assertGreater(declined, 0)
-        # Each force began with at most a tenth of the run spent on the
-        # earlier ones: so at most a tenth plus the last one (the
-        # collections all mark the same heap: at most twice their mean).
-        self.assertLessEqual(seconds, 0.1 * run + 2 * seconds / forced, prof)
-        # The censuses still come, at the collections that do.
-        censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
-        self.assertEqual(censuses, len(hp.samples) - 2)
+        hp = self.check_share(args, "cc", 0.1, "a tenth of the program's time")
         self.assertGreaterEqual(len(hp.nonempty()), 2)
 
     def test_forced_share_sampled(self):
         # sample= (for production): a hundredth of the program's time.
         args = [bh.bprog("bh_loop"), "2", "expand", "live=256"]
-        r = hptest.run(self, args, heapprof="cc,sample=512K", stdin="", timeout=120)
+        self.check_share(args, "cc,sample=512K", 0.01,
+                         "a hundredth of the program's time (sample=)")
+
+    def check_share(self, args, heapprof, share, words):
+        """Run args under heapprof (no interval= written): some collections
+        forced, some due censuses left to the collector, the forced ones'
+        time within `share` of the run (the .prof says so in `words`)."""
+        r = hptest.run(self, args, heapprof=heapprof, stdin="", timeout=120)
         self.assertEqual(r.rc, 0, r.stderr)
         hp = hptest.check_hp_format(self, r.hp_path)
         prof = r.prof()
-        forced, seconds, declined = self.forced_line(
-            prof, "a hundredth of the program's time (sample=)")
+        forced, seconds, declined = self.forced_line(prof, words)
         run = float(re.match(r"[\d.]+", hptest.prof_field(prof, "run time")).group(0))
         self.assertGreaterEqual(forced, 1)
         self.assertGreater(declined, 0)
-        self.assertLessEqual(seconds, 0.01 * run + 2 * seconds / forced, prof)
+        # Each force began with at most the share of the run spent on the
+        # earlier ones: so at most the share plus the last one (the
+        # collections all mark the same heap: at most twice their mean).
+        self.assertLessEqual(seconds, share * run + 2 * seconds / forced, prof)
+        # The censuses still come, at the collections that do.
         censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
         self.assertEqual(censuses, len(hp.samples) - 2)
+        return hp
 
 
 if __name__ == "__main__":
