@@ -5,7 +5,6 @@
 #include "collector_hooks/hp_census.h"
 #include "collector_hooks/hp_census_checkpoint.h"
 #include "collector_hooks/hp_census_filter.h"
-#include "collector_hooks/hp_hooks.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
 #include "collector_hooks/hp_schemes.h"
@@ -326,7 +325,6 @@ static void fill_prof(int fd, void *arg)
     s.forced = atomic_load(&hp_rt.forced_collections);
     s.forced_seconds = (double)atomic_load(&hp_rt.forced_ns) / 1e9;
     s.forced_declined = atomic_load(&hp_rt.forced_declined);
-    s.forced_share = hp_hooks_force_share();
     s.peak_bytes = hp_cf.peak_bytes;
     s.peak_objects = hp_cf.peak_objects;
     s.objects = hp_totals.objects;

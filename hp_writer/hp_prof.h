@@ -21,7 +21,6 @@ typedef struct hp_prof_summary {
     uint64_t forced, forced_declined;    /* forced collections; censuses due but not
                                             forced (their share of the run was spent) */
     double forced_seconds;
-    double forced_share;                 /* the share they may take (hp_hooks_force_share) */
     uint64_t peak_bytes, peak_objects;
     uint64_t objects, bytes, requested, survived;
     uint64_t stacks, profiler_bytes, profiler_peak_bytes;

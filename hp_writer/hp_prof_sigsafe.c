@@ -287,8 +287,9 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_str(b, "; ");
         hp_buf_u64(b, s->forced_declined);
         hp_buf_str(b, " times none was forced, because forced collections had taken ");
-        hp_buf_str(b, s->forced_share < 0.05 ? "a hundredth of the program's time (sample=)"
-                                             : "a tenth of the program's time");
+        /* (the share hp_hooks_force_share gives: a hundredth under sample=) */
+        hp_buf_str(b, s->sample ? "a hundredth of the program's time (sample=)"
+                                : "a tenth of the program's time");
         hp_buf_str(b, ": the default interval stretches on a big heap, interval= forces at any "
                       "cost");
     }
