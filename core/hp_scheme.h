@@ -65,6 +65,13 @@ typedef struct hp_scheme {
     void (*sweep_begin)(size_t len);
     void (*moved)(size_t from, size_t to);
     void (*dropped)(size_t from);
+    /* Records from..from+k-1 move to slots to..to+k-1: as k calls of
+     * moved (lock). */
+    void (*moved_run)(size_t from, size_t to, size_t k);
+    /* on_death(r, period) does nothing for a record whose mode word is 0
+     * and whose birth is the value returned or later: the sweep need not
+     * report such deaths from the logs (lock). */
+    uint32_t (*death_quiet_from)(uint32_t period);
     /* The program freed the object at `base` (lock). */
     void (*on_free)(uintptr_t base);
     /* The census at profile time `now` is complete (lock). */

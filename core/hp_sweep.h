@@ -8,7 +8,8 @@
  *     stack's figures, the run totals, the report's kind breakdown);
  *   - a record freed explicitly (hp_shadow_note_free) or left unmarked by
  *     the collector dies: its age goes to the report's breakdown, and the
- *     observer hears of it (`gone`), then it is dropped;
+ *     observer hears of it (`gone`, unless it said such a death has
+ *     nothing to tell it: quiet_young), then it is dropped;
  *   - a survivor ages (saturating at HP_AGE_MAX), is compacted towards the
  *     front of the table (the observer hears the move), and at a census is
  *     counted live: by stack, or where the observer's `census` says.
@@ -17,7 +18,8 @@
  * counts every record live.
  *
  * Invariants: every record of the table and the logs is reported exactly
- * once per sweep, as gone or as moved, in increasing index order (table
+ * once per sweep, as gone (but for quiet deaths from the logs) or as moved
+ * (alone or in a run), in increasing index order (table
  * records first, 0..len-1, then the logs' records from len on); no record
  * outlives its object by more than one collection; the table never holds a
  * dead record after a sweep.
@@ -56,6 +58,17 @@ typedef struct hp_sweep_observer {
      * it, and no gone, moved or counted, the sweep judges a table's runs
      * whole at a census too (core/hp_sweep.c, Note [Runs judged whole]). */
     int (*census_run)(void *ctx, hp_rec *first, uint64_t k);
+    /* With it, survivors are heard in runs: `k` records in a row, from
+     * index `idx` on, moved to table slots `to` on (in place of k calls of
+     * `moved`, which is still set; the order of every record's report is
+     * kept). */
+    void (*moved_run)(size_t idx, size_t to, size_t k);
+    /* quiet_young set: a record from a log (not in the table) whose mode
+     * word is 0 and whose birth is quiet_birth or later has nothing to
+     * tell `gone` (mode ldv: an object neither used nor censused), and
+     * its death is not reported. */
+    int quiet_young;
+    uint32_t quiet_birth;
 } hp_sweep_observer;
 
 typedef struct hp_sweep_spec {

@@ -48,12 +48,18 @@ void hp_ldv_census_rec(const hp_rec *r, uint32_t t);
 /* A record leaves the table (dead, freed, or alive at exit): it was live
  * at censuses birth+1 .. d. */
 void hp_ldv_death(const hp_rec *r, uint32_t d);
+/* hp_ldv_death(r, d) does nothing for a record of mode word 0 (neither
+ * used nor INHERENT_USE) born in the period returned or later: it was in
+ * no census. */
+uint32_t hp_ldv_death_quiet_from(uint32_t d);
 /* The sweep begins on a table of `len` records; record `from` survives and
  * moves to `to`, or is dropped (so the address index is updated, not
  * rebuilt). The sweep reports every record of the table one way or the
  * other, and the survivors it takes from the logs, in increasing order. */
 void hp_ldv_sweep_begin(size_t len);
 void hp_ldv_moved(size_t from, size_t to);
+/* Records from..from+k-1 move to to..to+k-1 (k calls of hp_ldv_moved). */
+void hp_ldv_moved_run(size_t from, size_t to, size_t k);
 void hp_ldv_dropped(size_t from);
 /* After each sweep: rebuild the address index, protect the pages of the
  * records still live. */

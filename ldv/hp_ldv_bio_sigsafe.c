@@ -119,6 +119,12 @@ void hp_ldv_death(const hp_rec *r, uint32_t d)
     die_at(r, __atomic_load_n(hp_ldv_word_of(r), __ATOMIC_RELAXED), d);
 }
 
+/* (die_at with word 0: from = birth + 1, nothing when from > min(d, ncensus)) */
+uint32_t hp_ldv_death_quiet_from(uint32_t d)
+{
+    return d > ncensus ? ncensus : d;
+}
+
 /* Tracking ends at census t: the object's biography so far is settled as
  * if it died after census t-1; from census t on it is INHERENT_USE. */
 void hp_ldv_make_inherent(hp_rec *r, uint32_t t)

@@ -215,6 +215,22 @@ static inline void remap_note(size_t from, int kept, size_t to)
 
 void hp_ldv_moved(size_t from, size_t to) { remap_note(from, 1, to); }
 
+void hp_ldv_moved_run(size_t from, size_t to, size_t k)
+{
+    if (k == 0) return;
+    remap_note(from + k - 1, 0, 0);   /* (the bits grow to cover the run) */
+    if (from + k > remap_len) return;   /* (out of memory: the pass builds anew) */
+    if (to != kept_n) remap_broken = 1;
+    if (from == to && from == kept_ident) kept_ident += k;
+    kept_n += k;
+    uint64_t *bits = (uint64_t *)kept_vec.base;
+    for (size_t i = from, end = from + k; i < end;) {
+        size_t w = i >> 6, lo = i & 63, n = end - i < 64 - lo ? end - i : 64 - lo;
+        bits[w] |= (n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1)) << lo;
+        i += n;
+    }
+}
+
 void hp_ldv_dropped(size_t from) { remap_note(from, 0, 0); }
 
 /* Old index i's new index, or UINT32_MAX if it was not kept (Note [Kept

@@ -1703,3 +1703,89 @@ Test(shadow, young_runs_judged_whole, .init = setup)
         cr_assert_eq(got.b[k], want[k], "record %zu is %#lx, want %#lx", k,
                      (unsigned long)got.b[k], (unsigned long)want[k]);
 }
+
+/* An observer that hears survivors in runs and leaves young deaths quiet
+ * (mode ldv's: core/hp_sweep.c, Note [Survivors in runs]): every record is
+ * still reported once, in index order, as gone or moved, but for the
+ * quiet deaths from the logs; runs are as long as the survivors in a row. */
+typedef struct {
+    size_t next;          /* the index expected next */
+    int order_ok;
+    size_t moved, runs, gone, gone_in_table;
+    size_t to_next;       /* the slot expected next */
+} heard;
+static heard hd;
+
+static void heard_gone(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table)
+{
+    (void)ctx;
+    (void)ev;
+    (void)r;
+    if (idx < hd.next) hd.order_ok = 0;
+    hd.next = idx + 1;
+    hd.gone++;
+    hd.gone_in_table += in_table != 0;
+}
+
+static void heard_moved(size_t idx, size_t to)
+{
+    (void)idx;
+    (void)to;
+    hd.order_ok = 0;   /* (moved_run is set: never called for records) */
+}
+
+static void heard_run(size_t idx, size_t to, size_t k)
+{
+    if (idx < hd.next || to != hd.to_next || k == 0) hd.order_ok = 0;
+    hd.next = idx + k;
+    hd.to_next = to + k;
+    hd.moved += k;
+    hd.runs++;
+}
+
+Test(shadow, survivors_in_runs_and_quiet_young_deaths, .init = setup)
+{
+    if (COMPACT) return;   /* (observers of moves run on a table of records, as mode ldv's) */
+    hp_tlog *log = hp_shadow_log_new();
+    /* 40 records of "thread" 0 (birth 0) and 40 of thread 3 (birth 3). */
+    append_n(log, 0, 0, 40);
+    append_n(log, 3, 0, 40);
+    memset(&hd, 0, sizeof hd);
+    hd.order_ok = 1;
+    hp_sweep_observer obs = {0};
+    obs.gone = heard_gone;
+    obs.moved = heard_moved;
+    obs.moved_run = heard_run;
+    obs.quiet_young = 1;
+    obs.quiet_birth = 3;   /* thread 3's deaths from the logs are quiet */
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.logs = 1;
+    spec.live = live_even;
+    spec.obs = &obs;
+    hp_sweep(&spec);
+    cr_assert(hd.order_ok);
+    cr_assert_eq(hd.moved, 40);             /* the even ones of both */
+    cr_assert_eq(hd.gone, 20);              /* thread 0's odd ones; thread 3's quiet */
+    cr_assert_eq(hd.gone_in_table, 0);
+    cr_assert_eq(hd.runs, 40);              /* (no two survivors in a row) */
+
+    /* In the table, every death is heard (the index must drop it); the
+     * survivors before the first death are one run, and so on. */
+    memset(&hd, 0, sizeof hd);
+    hd.order_ok = 1;
+    spec.live = live_all;
+    hp_sweep(&spec);
+    cr_assert(hd.order_ok);
+    cr_assert_eq(hd.moved, 40);
+    cr_assert_eq(hd.runs, 1);
+    cr_assert_eq(hd.gone, 0);
+    memset(&hd, 0, sizeof hd);
+    hd.order_ok = 1;
+    spec.live = live_none;
+    hp_sweep(&spec);
+    cr_assert(hd.order_ok);
+    cr_assert_eq(hd.gone, 40);
+    cr_assert_eq(hd.gone_in_table, 40);
+    cr_assert_eq(hd.moved, 0);
+}
