@@ -12,6 +12,7 @@
  * than taking the fault for someone else's), then clears `collecting`.
  * Handlers read the arrays only while `collecting` is clear. */
 #include "core/hp_sys.h"
+#include "core/hp_bits.h"
 #include "ldv/hp_ldv_internal.h"
 #include "core/hp_real.h"
 #include "core/hp_rt.h"
@@ -239,7 +240,7 @@ static inline uint32_t remap_of(const uint64_t *kept, const uint32_t *rank, size
 {
     uint64_t w = kept[i >> 6], below = ((uint64_t)1 << (i & 63)) - 1;
     if (!((w >> (i & 63)) & 1)) return UINT32_MAX;
-    return rank[i >> 6] + (uint32_t)__builtin_popcountll(w & below);
+    return rank[i >> 6] + hp_popcount64(w & below);
 }
 
 /* Pages with nothing left to learn this period are not protected. At a
@@ -412,7 +413,7 @@ void hp_ldv_protect(void)
         uint32_t before = 0;   /* (Note [Kept bits]; the base of a vec never moves) */
         for (size_t k = 0; k < kwords; k++) {
             ((uint32_t *)rank_vec.base)[k] = before;
-            before += (uint32_t)__builtin_popcountll(kept[k]);
+            before += hp_popcount64(kept[k]);
         }
         /* Update: the previous index less the dead, with new positions
          * (a sweep keeps survivors in order), merged with the survivors

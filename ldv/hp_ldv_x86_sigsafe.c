@@ -21,6 +21,7 @@
  *
  * ---- Async-signal-safe throughout: pure computation on the context. ---- */
 #include "ldv/hp_ldv_x86.h"
+#include "core/hp_bits.h"
 
 #include <string.h>
 
@@ -61,7 +62,7 @@ static uint64_t szp(uint64_t res, int size)
     res &= mask_of(size);
     if (res == 0) f |= ZF;
     if (msb(res, size)) f |= SF;
-    if (!(__builtin_popcount((unsigned)(res & 0xff)) & 1)) f |= PF;
+    if (hp_even_parity8((unsigned)res)) f |= PF;
     return f;
 }
 
