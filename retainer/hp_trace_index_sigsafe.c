@@ -47,8 +47,12 @@ static inline void build_leave(void)
 static uint64_t take_slots(uint64_t words)
 {
     if (hp_trace_ix_.slots_used + words > hp_trace_ix_.slots_cap) {
-        uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap * 2 : (uint64_t)1 << 20;
-        while (want < hp_trace_ix_.slots_used + words) want *= 2;
+        /* By a quarter, as the other arrays sized by the heap
+         * (hp_trace_init.c): doubling left up to half committed and
+         * unused (trees.c depth 18: 8 MB of slots for 5 MB used). */
+        uint64_t want = hp_trace_ix_.slots_cap ? hp_trace_ix_.slots_cap + hp_trace_ix_.slots_cap / 4
+                                               : (uint64_t)1 << 16;
+        while (want < hp_trace_ix_.slots_used + words) want += want / 4;
         if (hp_vec_ensure(&hp_trace_ix_.slot_vec, want * sizeof(hp_slot)) != 0) return UINT64_MAX;
         hp_trace_ix_.slots = (hp_slot *)hp_trace_ix_.slot_vec.base;
         hp_trace_ix_.slots_cap = want;

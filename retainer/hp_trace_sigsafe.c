@@ -381,7 +381,10 @@ static void push(uintptr_t lo, uintptr_t hi, const unsigned char *copy, int inte
                  uint64_t payload)
 {
     if (depth == stack_cap) {
-        uint64_t want = stack_cap ? stack_cap * 2 : 65536;
+        /* (from 1,024 entries: a depth-first walk's stack holds a range
+         * per level of what it walks, and 65,536 of 40 bytes were 2.5 MB
+         * committed at the first census of every run) */
+        uint64_t want = stack_cap ? stack_cap * 2 : 1024;
         if (hp_vec_ensure(&hp_trace_ix_.stack_vec, want * sizeof(hp_titem)) != 0) {
             failed = 1;
             return;
