@@ -159,7 +159,7 @@ static const char *warnings(void)
         hp_buf_str(&warn_buf, hp_cf.collections == 1 ? " collection" : " collections");
         hp_buf_str(&warn_buf, "): heapprof takes a census at a collection, so the heap "
                               "between them is not in the profile; for more, a shorter "
-                              "interval (interval=, -i: a collection is forced when 1.5 "
+                              "interval (interval=, -i: a collection is forced when 1.25 "
                               "intervals pass without one), or GC_gcollect() where the "
                               "heap is of interest\n");
     }

@@ -13,11 +13,8 @@ static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
 static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
 static _Atomic int program_code;           /* see hp_hooks_program_code */
-/* A census due but not taken is forced this many intervals after the last
- * (doc/semantics.md: half an interval after it fell due; a quarter, until
- * 2026-11-29, forced 14-22 collections of trees.c depth 18's 125 in mode
- * cc, and half an interval 0-6, for 6% fewer censuses). */
-#define HP_FORCE_AFTER 1.5
+/* A census due but not taken is forced this many intervals after the last. */
+#define HP_FORCE_AFTER 1.25
 
 static _Atomic int forcing;                /* a forced collection is running */
 /* The exit-time collection is running: the program's own callbacks are
@@ -220,7 +217,7 @@ void hp_hooks_clock_check(hp_thread *t)
     if (now < atomic_load(&next_force_try_ns)) return;
     /* A census is due one interval after the last; the collection that
      * comes next takes it (GHC's way: the census is at the first collection
-     * after the tick). If none has come half an interval after that, one
+     * after the tick). If none has come a quarter interval after that, one
      * is forced: a collection forced just before one would have come by
      * itself only adds a collection. */
     double prog = hp_profile_seconds(now);

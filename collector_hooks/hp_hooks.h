@@ -16,7 +16,7 @@ void hp_hooks_clock_check(hp_thread *t);
 /* Without interval= written, a collection is forced only while forced
  * collections so far have taken at most this share of the program's own
  * time: a forced collection marks the whole live heap, so on a big heap
- * (1 GB: about a second each) forcing one every 1.5 intervals would cost
+ * (1 GB: about a second each) forcing one every 1.25 intervals would cost
  * more than everything else heapprof does. */
 #define HP_FORCE_SHARE 0.10
 /* ... and under sample=, the mode for a program in production, a
