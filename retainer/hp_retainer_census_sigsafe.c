@@ -525,6 +525,7 @@ void hp_retainer_postfork_child(void)
 {
     hp_buf_reset(&hp_ret_.prof_lines);
     hp_ret_.censuses_traced = hp_ret_.dfs_censuses = hp_ret_.scc_censuses = 0;
+    hp_ret_.dfs_given_up = 0;
     hp_ret_.scc_heads_censuses = 0;
     hp_ret_.mark_ns_total = hp_ret_.trace_ns_total = 0;
     if (hp_ret_.set_seen_vec.base)
@@ -730,6 +731,12 @@ void hp_retainer_write_prof(int fd)
     hp_buf_str(&out, hp_rt.cfg.ret_walk == HP_WALK_DEPTH ? "depth"
                      : hp_rt.cfg.ret_walk == HP_WALK_SCC ? "components" : "auto");
     hp_buf_str(&out, ")\n");
+    if (hp_ret_.dfs_given_up) {
+        hp_buf_str(&out, "  depth-first walks given up for components (more objects scanned "
+                         "again than half the records: Note [A depth-first walk gives up]): ");
+        hp_buf_u64(&out, hp_ret_.dfs_given_up);
+        hp_buf_str(&out, "\n");
+    }
     if (hp_ret_.scc_censuses) {
         hp_buf_str(&out, "  by components over heads only (objects reached through one "
                          "reference share their referrer's set): ");

@@ -74,6 +74,7 @@ typedef struct hp_retainer_state {
     hp_trace_stats tstats;
     int next_scc;                       /* walk=auto: the next census by components */
     uint64_t dfs_censuses, scc_censuses; /* traversals by each walk */
+    uint64_t dfs_given_up;               /* depth-first walks given up for components */
     uint64_t scc_heads_censuses;         /* ... by components over heads only */
     size_t indexed;
     int ranges_overflowed;

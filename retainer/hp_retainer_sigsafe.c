@@ -279,6 +279,28 @@ void hp_retainer_traverse(uint64_t mark_ns) { traverse(mark_ns, 0); }
 
 void hp_retainer_traverse_rest(uint64_t mark_ns) { traverse(mark_ns, 1); }
 
+/* Note [A depth-first walk gives up]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * walk=auto chooses each census's walk from the census before it, and a
+ * heap can change between two: Guile sorting 300,000 strings had a census
+ * of 635,000 objects by components, sets of one member, which chose
+ * depth-first for the next, of 1.14 million in the middle of the sort,
+ * whose lists share their strings: 7.7 scans an object, 549 ms against a
+ * 34 ms mark, the whole run's traversal 9 times its mark (2 runs in 12
+ * with census collections forced half an interval late; none in 24 with
+ * a quarter: which census falls in the sort is a matter of timing). A
+ * depth-first walk chosen by walk=auto therefore gives up once it has
+ * scanned objects again more times than half the table's records (and
+ * 1,024) -- where the walk would switch back to components for the next
+ * census anyway: its labels are dropped (the components' walk begins
+ * anew, with the other parity) and this census is walked by components,
+ * whose cost is bounded. Such a census costs the part of a depth-first
+ * walk made before it gave up, and the components' walk. (Giving up
+ * sooner, at a 64th of the records, gave up on trees.c depth 18's walks
+ * too, 7-20 of 47, whose few rescans depth-first pays for: their
+ * components' arrays took its profiler memory from 60 to 85-100 bytes an
+ * object.) walk=depth, asked for, never gives up. */
+
 /* rest: the second walk of the named-roots profile (rest_visit). */
 static void traverse(uint64_t mark_ns, int rest)
 {
@@ -293,16 +315,22 @@ static void traverse(uint64_t mark_ns, int rest)
      * average at most 1.5 members (cheapest then: few objects scanned
      * twice), back to components once a depth-first walk scanned more than
      * half as many objects again as it reached (a set grew after its
-     * object's scan: the object and what it reaches are scanned again). */
+     * object's scan: the object and what it reaches are scanned again),
+     * or at once when this census's depth-first walk gives up (Note [A
+     * depth-first walk gives up]). */
+    size_t nrec;
+    hp_rec *recs = hp_shadow_table(&nrec);
     use_scc = !rest && (hp_rt.cfg.ret_walk == HP_WALK_SCC || hp_rt.cfg.dominators ||
                         (hp_rt.cfg.ret_walk == HP_WALK_AUTO && hp_ret_.next_scc));
     /* A traversal of this many records gives the helper work (the unseen
      * pass, below, at least): made now, it is running by then (Note [A
      * warm helper]). */
-    size_t nrec;
-    hp_rec *recs = hp_shadow_table(&nrec);
     if (!rest && nrec >= HP_RET_HELPER_UNSEEN && hp_rt.cfg.walk_helper != HP_HELPER_NO)
         hp_helper_warm();
+again:
+    /* Note [A depth-first walk gives up] */
+    hp_trace_set_rescan_cap(!rest && !use_scc && hp_rt.cfg.ret_walk == HP_WALK_AUTO
+                                ? (uint64_t)nrec / 2 + 1024 : 0);
     hp_trace_set_merge(0);
     if (rest) {
         if (hp_trace_again(rest_visit) != 0) return;
@@ -477,6 +505,11 @@ static void traverse(uint64_t mark_ns, int rest)
                              hp_ret_.tstats.set_members <= hp_ret_.tstats.objects * 3 / 2);
     } else {
         hp_ret_.tstats = hp_trace_end(&hp_ret_.indexed);
+        if (hp_trace_gave_up()) {
+            hp_ret_.dfs_given_up++;
+            use_scc = 1;
+            goto again;
+        }
         hp_ret_.dfs_censuses++;
         hp_ret_.next_scc = hp_ret_.tstats.rescans * 2 > hp_ret_.tstats.objects;
     }

@@ -36,6 +36,8 @@ static uint64_t q_head, q_tail, q_cap;
 #define HP_Q_UNTRACKED ((uint64_t)1 << 63)
 static hp_trace_stats st;
 static int failed;
+static uint64_t rescan_cap;   /* hp_trace_set_rescan_cap; 0: none */
+static int gave_up;           /* ... and it was passed */
 
 /* The walk is bound by memory latency: an object's words, then each
  * target's record, are rarely in the CPU's caches. So it is pipelined:
@@ -114,7 +116,20 @@ static void walk_reset(hp_trace_visit_fn fn)
     objq_head = objq_n = reachq_head = reachq_n = 0;
     memset(&st, 0, sizeof st);
     failed = 0;
+    gave_up = 0;
     depth = 0;
+}
+
+void hp_trace_set_rescan_cap(uint64_t cap) { rescan_cap = cap; }
+
+int hp_trace_gave_up(void) { return gave_up; }
+
+/* An object scanned again (its set grew after its scan): past the cap,
+ * the walk stops (failed: every loop and entry point looks at it). */
+static inline void rescanned(int valid)
+{
+    st.rescans += (uint64_t)valid;
+    if (__builtin_expect(rescan_cap && st.rescans > rescan_cap, 0)) gave_up = failed = 1;
 }
 
 /* Note [Two builders]
@@ -418,7 +433,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
         int go = visit(&label, valid, rec, payload, &out);
         r->word = parity | HP_TRACE_SET_BIT | (label & HP_TRACE_LABEL_MASK);
         if (go && scan) {
-            st.rescans += (uint64_t)valid;
+            rescanned(valid);
             if (!merge) push(r->base, r->base + size, NULL, all_interior, out);
             else {
                 if (!pending[idx]) enqueue(idx);
@@ -435,7 +450,7 @@ static void reach(uint32_t idx, hp_tentry *e, uint64_t payload)
     /* An untracked object's kind lives in the low bit of its size. */
     scan = !(e->size & 1);
     if (go && scan) {
-        st.rescans += (uint64_t)valid;
+        rescanned(valid);
         if (!merge) push(e->base, e->base + (e->size & ~(uintptr_t)1), NULL, all_interior, out);
         else {
             if (!e->pending) enqueue(HP_Q_UNTRACKED | e->base);

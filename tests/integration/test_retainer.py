@@ -98,8 +98,10 @@ class Retainer(hptest.ProfileTest):
         # held by the 8 again. Censuses (interval=0): the first, with
         # nothing live, by components; phase A by components (4); phase B
         # by components once, then depth-first (3); phase C depth-first
-        # once (7 rescans a node: back to components), then by components
-        # (3), and the census at exit: 4 depth-first, 10 by components.
+        # once (7 rescans a node: it gives up, and the census is walked by
+        # components: Note [A depth-first walk gives up]), then by
+        # components (3), and the census at exit: 3 depth-first, 11 by
+        # components, one depth-first walk given up.
         # (bound=16: a stale pointer in libgc's data may add gc:data.)
         # (Starting depth-first, as before, phase A's first census was
         # walked depth-first.) The
@@ -112,8 +114,12 @@ class Retainer(hptest.ProfileTest):
             self.assertIn("PHASES 4 4 4", r.stdout)
             runs[walk] = (hp, prof)
         hp, prof = runs["auto"]
-        self.assertIn("walks: 4 depth-first from each root, 10 by strongly connected "
+        self.assertIn("walks: 3 depth-first from each root, 11 by strongly connected "
                       "components (walk=auto)", prof)
+        self.assertRegex(prof, r"\n  depth-first walks given up for components \(more objects "
+                               r"scanned again than half the records: Note \[A depth-first "
+                               r"walk gives "
+                               r"up\]\): 1\n")
         self.assertIn("walks: 14 depth-first from each root, 0 by strongly connected "
                       "components (walk=depth)", runs["depth"][1])
         def sets(sample):
