@@ -93,10 +93,11 @@ int hp_trace_object(uintptr_t base, uint64_t payload);
 void hp_trace_run(void);
 /* Finish; records [0, *indexed) were in the index. */
 hp_trace_stats hp_trace_end(size_t *indexed);
-/* A depth-first walk begun after this gives up once it has scanned
- * objects again more than `cap` times (0: never): it stops, as out of
- * memory would stop it, and hp_trace_gave_up says so until the next
- * begin. Its labels are then incomplete: the caller walks again. */
+/* The depth-first walk begun next (until its hp_trace_end, which sets
+ * the cap back to 0) gives up once it has scanned objects again more
+ * than `cap` times (0: never): it stops, as out of memory would stop it,
+ * and hp_trace_gave_up says so until the next begin. Its labels are then
+ * incomplete: the caller walks again. */
 void hp_trace_set_rescan_cap(uint64_t cap);
 int hp_trace_gave_up(void);
 

@@ -645,6 +645,7 @@ hp_trace_stats hp_trace_end(size_t *indexed)
 {
     *indexed = nrecs;
     depth = 0;
+    rescan_cap = 0;   /* (for the next walk only if set again) */
     return st;
 }
 /* ---- end of world-stopped code ---- */
