@@ -74,6 +74,7 @@ static void observer_init(void)
     if (on_death || dropped) observer.gone = hp_filter_any() ? gone_filtered : gone_all;
     observer.moved = p->moved;
     observer.moved_run = p->moved_run;
+    observer.quiet_young = p->death_quiet_from != NULL;
     if (p->label_of || hp_filter_any()) observer.census = census_in;
     /* (a band and a verdict that depend on the shape alone: the sweep may
      * count a run of one shape at once, core/hp_sweep.h) */
@@ -178,7 +179,6 @@ static void census_pass(int force, int judge, uint64_t start_ns)
     spec.stats = hp_ccstats_all();
     spec.bds = hp_report_table(hp_stacks_count());
     gone_period = period;
-    observer.quiet_young = p->death_quiet_from != NULL;
     if (p->death_quiet_from) observer.quiet_birth = p->death_quiet_from(period);
     spec.obs = observer_used && (census || observer.gone || observer.moved) ? &observer : NULL;
     hp_sweep_result res = {0};

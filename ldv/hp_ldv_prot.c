@@ -192,35 +192,29 @@ void hp_ldv_sweep_begin(size_t len)
     remap_open = 1;
 }
 
-static inline void remap_note(size_t from, int kept, size_t to)
+/* The bits cover old index `from` (they grow as the sweep's indexes do,
+ * the dead in between clear); out of memory, or no sweep begun: the map
+ * is off and the pass builds the index anew. */
+static inline void remap_cover(size_t from)
 {
-    if (from >= remap_len) {
-        if (!remap_open) return;   /* no sweep begun, or out of memory */
-        size_t had = (remap_len + 63) / 64, words = (from + 1 + 63) / 64;
-        if (words > had) {
-            if (hp_vec_ensure(&kept_vec, words * sizeof(uint64_t)) != 0) {
-                remap_open = 0;   /* (the pass builds the index anew) */
-                remap_len = 0;
-                return;
-            }
-            memset((uint64_t *)kept_vec.base + had, 0, (words - had) * sizeof(uint64_t));
+    if (from < remap_len || !remap_open) return;
+    size_t had = (remap_len + 63) / 64, words = (from + 1 + 63) / 64;
+    if (words > had) {
+        if (hp_vec_ensure(&kept_vec, words * sizeof(uint64_t)) != 0) {
+            remap_open = 0;   /* (the pass builds the index anew) */
+            remap_len = 0;
+            return;
         }
-        remap_len = from + 1;
+        memset((uint64_t *)kept_vec.base + had, 0, (words - had) * sizeof(uint64_t));
     }
-    if (!kept) return;
-    if (to != kept_n) remap_broken = 1;
-    if (from == to && from == kept_ident) kept_ident++;
-    kept_n++;
-    ((uint64_t *)kept_vec.base)[from >> 6] |= (uint64_t)1 << (from & 63);
+    remap_len = from + 1;
 }
-
-void hp_ldv_moved(size_t from, size_t to) { remap_note(from, 1, to); }
 
 void hp_ldv_moved_run(size_t from, size_t to, size_t k)
 {
     if (k == 0) return;
-    remap_note(from + k - 1, 0, 0);   /* (the bits grow to cover the run) */
-    if (from + k > remap_len) return;   /* (out of memory: the pass builds anew) */
+    remap_cover(from + k - 1);
+    if (from + k > remap_len) return;   /* (the map is off) */
     if (to != kept_n) remap_broken = 1;
     if (from == to && from == kept_ident) kept_ident += k;
     kept_n += k;
@@ -232,7 +226,9 @@ void hp_ldv_moved_run(size_t from, size_t to, size_t k)
     }
 }
 
-void hp_ldv_dropped(size_t from) { remap_note(from, 0, 0); }
+void hp_ldv_moved(size_t from, size_t to) { hp_ldv_moved_run(from, to, 1); }
+
+void hp_ldv_dropped(size_t from) { remap_cover(from); }
 
 /* Old index i's new index, or UINT32_MAX if it was not kept (Note [Kept
  * bits]; rank_vec built). */

@@ -1743,6 +1743,16 @@ static void heard_run(size_t idx, size_t to, size_t k)
     hd.runs++;
 }
 
+/* One sweep of `spec` with `live`, heard afresh into hd (order checked). */
+static void sweep_heard(hp_sweep_spec *spec, hp_live_fn live)
+{
+    memset(&hd, 0, sizeof hd);
+    hd.order_ok = 1;
+    spec->live = live;
+    hp_sweep(spec);
+    cr_assert(hd.order_ok);
+}
+
 Test(shadow, survivors_in_runs_and_quiet_young_deaths, .init = setup)
 {
     if (COMPACT) return;   /* (observers of moves run on a table of records, as mode ldv's) */
@@ -1750,8 +1760,6 @@ Test(shadow, survivors_in_runs_and_quiet_young_deaths, .init = setup)
     /* 40 records of "thread" 0 (birth 0) and 40 of thread 3 (birth 3). */
     append_n(log, 0, 0, 40);
     append_n(log, 3, 0, 40);
-    memset(&hd, 0, sizeof hd);
-    hd.order_ok = 1;
     hp_sweep_observer obs = {0};
     obs.gone = heard_gone;
     obs.moved = heard_moved;
@@ -1761,10 +1769,8 @@ Test(shadow, survivors_in_runs_and_quiet_young_deaths, .init = setup)
     hp_sweep_spec spec = {0};
     spec.judge = 1;
     spec.logs = 1;
-    spec.live = live_even;
     spec.obs = &obs;
-    hp_sweep(&spec);
-    cr_assert(hd.order_ok);
+    sweep_heard(&spec, live_even);
     cr_assert_eq(hd.moved, 40);             /* the even ones of both */
     cr_assert_eq(hd.gone, 20);              /* thread 0's odd ones; thread 3's quiet */
     cr_assert_eq(hd.gone_in_table, 0);
@@ -1772,19 +1778,11 @@ Test(shadow, survivors_in_runs_and_quiet_young_deaths, .init = setup)
 
     /* In the table, every death is heard (the index must drop it); the
      * survivors before the first death are one run, and so on. */
-    memset(&hd, 0, sizeof hd);
-    hd.order_ok = 1;
-    spec.live = live_all;
-    hp_sweep(&spec);
-    cr_assert(hd.order_ok);
+    sweep_heard(&spec, live_all);
     cr_assert_eq(hd.moved, 40);
     cr_assert_eq(hd.runs, 1);
     cr_assert_eq(hd.gone, 0);
-    memset(&hd, 0, sizeof hd);
-    hd.order_ok = 1;
-    spec.live = live_none;
-    hp_sweep(&spec);
-    cr_assert(hd.order_ok);
+    sweep_heard(&spec, live_none);
     cr_assert_eq(hd.gone, 40);
     cr_assert_eq(hd.gone_in_table, 40);
     cr_assert_eq(hd.moved, 0);
