@@ -333,6 +333,7 @@ static void fill_prof(int fd, void *arg)
     s.survived = hp_totals.survived;
     s.stacks = hp_stacks_count();
     s.libunwind_walks = hp_capture_libunwind_walks();
+    s.frames_named = hp_capture_frames_named();
     s.profiler_bytes = hp_mem_committed();
     s.profiler_peak_bytes = hp_mem_committed_peak();
     s.shadow_bytes = hp_cf.shadow_at_peak;

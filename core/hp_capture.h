@@ -26,6 +26,10 @@ static inline int64_t hp_capture_libunwind_walks(void)
 {
     return hp_capture_mode_ == 1 ? (int64_t)hp_unwind_slow_walks() : -1;
 }
+/* ... and how many frames its walks did not find named by their recipes,
+ * named by symbol look-up instead (a few per return address; one per
+ * object would be a walk that never learns). */
+uint64_t hp_capture_frames_named(void);
 /* Pure frame-pointer walk, exposed for tests: follows the saved-frame-pointer
  * chain from `frame` while it stays inside [lo, hi), strictly upward and
  * aligned; stops safely on a broken chain. */

@@ -94,8 +94,12 @@ hp_unwind_walk_inline(hp_thread *t, void *frame, void *ret, uintptr_t *out, uint
                 t->walk_left_out++;
             }
         }
-        if (++n == stop) break;
+        /* (A last frame without a recipe goes to the slow walk too, which
+         * learns one for it: else its function is looked up by name at
+         * every capture, name_fns in core/hp_capture.c -- with depth=2 on
+         * trees.c, a symbol look-up and strcmp per object.) */
         if (!r) return hp_unwind_walk_slow(t, ret, out, fns, max);
+        if (++n == stop) break;
         if (!hp_uw_apply(span, r, &f)) break;
     }
     return n;

@@ -25,6 +25,7 @@ typedef struct hp_prof_summary {
     uint64_t objects, bytes, requested, survived;
     uint64_t stacks, profiler_bytes, profiler_peak_bytes;
     int64_t libunwind_walks;             /* unwind=libunwind: walks not by recipes; else -1 */
+    uint64_t frames_named;               /* ... frames named by symbol look-up (name_fns) */
     uint64_t shadow_bytes, log_bytes;    /* at the peak census */
     uint64_t record_bytes;               /* a record in the shadow table (16: the
                                             compact table, 8 for a record

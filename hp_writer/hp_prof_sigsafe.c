@@ -324,6 +324,9 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         line("libunwind walks", b);
         hp_buf_u64(b, (uint64_t)s->libunwind_walks);
         hp_buf_str(b, " (stacks walked by libunwind itself; the rest by cached recipes)\n");
+        line("frames named by look-up", b);
+        hp_buf_u64(b, s->frames_named);
+        hp_buf_str(b, " (by the symbol tables, each a recipe did not name)\n");
     }
     line("profiler memory", b);
     hp_buf_u64(b, s->profiler_peak_bytes > s->profiler_bytes ? s->profiler_peak_bytes

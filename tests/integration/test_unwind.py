@@ -3,6 +3,7 @@ libunwind's own walk of every stack (unwind=libunwind-raw), on a program
 built -O2 without frame pointers (tests/progs/unwind_mix.c): many call
 paths, mutual recursion, alloca, threads. Every allocation is made at a
 known site; both walks must give the same table, stack for stack."""
+import os
 import re
 
 import hptest
@@ -44,6 +45,23 @@ class Unwind(hptest.ProfileTest):
 
     def test_depth_24(self):
         self.check(24)
+
+    def test_depth_2(self):
+        self.check(2)
+
+    def test_last_frame_learnt(self):
+        # Frames the recipes do not name are named by look-up, a few per
+        # return address and thread. examples/trees.c at depth 2: the last
+        # frame walked (make's return address after its own call) is never
+        # walked through, and until its recipe was learnt for it every
+        # object paid a look-up (2.1 million on depth 14: 1.6x the time).
+        trees = os.path.join(hptest.BUILD, "examples", "trees")
+        _, _, prof = self.profile([trees, "12"], heapprof="interval=0,depth=2")
+        objects = sum(row[0] for row in prof_rows(prof).values())
+        self.assertGreater(objects, 500000, prof)
+        m = re.search(r"^\s+frames named by look-up\s+(\d+) ", prof, re.M)
+        self.assertIsNotNone(m, prof)
+        self.assertLess(int(m.group(1)), 1000, prof)
 
 
 if __name__ == "__main__":
