@@ -249,19 +249,14 @@ walk_fns(hp_thread *t, void *frame, void *ret, uintptr_t *raw, uintptr_t *fns, i
     return n;
 }
 
-static _Atomic uint64_t frames_named;
-
-uint64_t hp_capture_frames_named(void)
-{
-    return atomic_load_explicit(&frames_named, memory_order_relaxed);
-}
+_Atomic uint64_t hp_capture_frames_named_;   /* read by hp_capture_frames_named */
 
 /* walk_fns from frame i, the first whose recipe does not name it. */
 static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns, int i, int n)
 {
     for (; i < n; i++) {
         if (fns[i] != HP_FN_UNKNOWN) continue;
-        atomic_fetch_add_explicit(&frames_named, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hp_capture_frames_named_, 1, memory_order_relaxed);
         fns[i] = function_of(t, raw[i]);
         uint32_t end = walk_end_at(fns[i]);
         if (excluded(fns[i])) end |= HP_RECIPE_LEFT_OUT;

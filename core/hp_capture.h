@@ -3,6 +3,7 @@
  * handler or collector callback). */
 #ifndef HP_CAPTURE_H
 #define HP_CAPTURE_H
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "core/hp_thread.h"
@@ -29,7 +30,11 @@ static inline int64_t hp_capture_libunwind_walks(void)
 /* ... and how many frames its walks did not find named by their recipes,
  * named by symbol look-up instead (a few per return address; one per
  * object would be a walk that never learns). */
-uint64_t hp_capture_frames_named(void);
+extern _Atomic uint64_t hp_capture_frames_named_;
+static inline uint64_t hp_capture_frames_named(void)
+{
+    return atomic_load_explicit(&hp_capture_frames_named_, memory_order_relaxed);
+}
 /* Pure frame-pointer walk, exposed for tests: follows the saved-frame-pointer
  * chain from `frame` while it stays inside [lo, hi), strictly upward and
  * aligned; stops safely on a broken chain. */
