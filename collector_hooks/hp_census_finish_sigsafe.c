@@ -7,6 +7,7 @@
 #include "collector_hooks/hp_census_filter.h"
 #include "collector_hooks/hp_census_output.h"
 #include "collector_hooks/hp_census_state.h"
+#include "collector_hooks/hp_hooks.h"
 #include "collector_hooks/hp_schemes.h"
 #include "hp_writer/hp_names.h"
 #include "hp_writer/hp_pprof.h"
@@ -159,8 +160,9 @@ static const char *warnings(void)
         hp_buf_str(&warn_buf, hp_cf.collections == 1 ? " collection" : " collections");
         hp_buf_str(&warn_buf, "): heapprof takes a census at a collection, so the heap "
                               "between them is not in the profile; for more, a shorter "
-                              "interval (interval=, -i: a collection is forced when 1.25 "
-                              "intervals pass without one), or GC_gcollect() where the "
+                              "interval (interval=, -i: a collection is forced when ");
+        hp_buf_str(&warn_buf, hp_hooks_force_after() == HP_FORCE_AFTER ? "1.5" : "1.25");
+        hp_buf_str(&warn_buf, " intervals pass without one), or GC_gcollect() where the "
                               "heap is of interest\n");
     }
     /* Objects heapprof could not record: the profile undercounts them. */

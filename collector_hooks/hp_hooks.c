@@ -13,8 +13,6 @@ static _Atomic(GC_on_collection_event_proc) program_event_cb;
 static _Atomic(GC_has_static_roots_func) program_roots_cb;
 static uintptr_t self_lo, self_hi;         /* heapprof's own segments */
 static _Atomic int program_code;           /* see hp_hooks_program_code */
-/* A census due but not taken is forced this many intervals after the last. */
-#define HP_FORCE_AFTER 1.25
 
 static _Atomic int forcing;                /* a forced collection is running */
 /* The exit-time collection is running: the program's own callbacks are
@@ -217,11 +215,12 @@ void hp_hooks_clock_check(hp_thread *t)
     if (now < atomic_load(&next_force_try_ns)) return;
     /* A census is due one interval after the last; the collection that
      * comes next takes it (GHC's way: the census is at the first collection
-     * after the tick). If none has come a quarter interval after that, one
-     * is forced: a collection forced just before one would have come by
+     * after the tick). If none has come half an interval after that (a
+     * quarter in modes that walk the heap: hp_hooks_force_after), one is
+     * forced: a collection forced just before one would have come by
      * itself only adds a collection. */
     double prog = hp_profile_seconds(now);
-    if (prog < hp_census_last_time() + HP_FORCE_AFTER * interval) return;
+    if (prog < hp_census_last_time() + hp_hooks_force_after() * interval) return;
     if (!hp_rt.cfg.interval_given &&
         (double)atomic_load(&hp_rt.forced_ns) > hp_hooks_force_share() * prog * 1e9) {
         /* Forced collections have had their share: the next collection

@@ -4,6 +4,7 @@
  * forced collection when a census is due and no collection came. */
 #ifndef HP_HOOKS_H
 #define HP_HOOKS_H
+#include "collector_hooks/hp_schemes.h"
 #include "core/hp_gc.h"
 #include "core/hp_sample.h"
 #include "core/hp_thread.h"
@@ -27,6 +28,26 @@ void hp_hooks_clock_check(hp_thread *t);
  * at a hundredth 0-3 (0.053 s at most), at the same 41-49 censuses (seven
  * interleaved runs of each). Go's heap profile never forces one. */
 #define HP_FORCE_SHARE_SAMPLED 0.01
+
+/* A census due but not taken is forced this many intervals after the
+ * last (doc/semantics.md): half an interval after it fell due, or a
+ * quarter in the modes whose census walks the heap (retainer, roots,
+ * retainer with bands=). A quarter, the wait of every mode until
+ * 2026-11-29, forced 11-22 of trees.c depth 18's 125 collections in mode
+ * cc and 4-15 in mode ldv, where a collection also rebuilds the address
+ * index and protects the heap; half an interval 0-6 and 0-4, for 6-12%
+ * fewer censuses (ldv: 8.98 -> 8.27 s, medians of five interleaved
+ * runs). The traversing modes keep the quarter: walk=auto chooses a
+ * census's walk from the census before, and with half an interval Guile
+ * sorting 300,000 strings had a depth-first walk given up mid-sort in 4
+ * runs of 20 (traversal 3.3-4.8 times its mark), against 1 of 20 with
+ * the quarter (5.2), interleaved. */
+#define HP_FORCE_AFTER 1.5
+#define HP_FORCE_AFTER_TRAVERSING 1.25
+static inline double hp_hooks_force_after(void)
+{
+    return hp_schemes_traverse() ? HP_FORCE_AFTER_TRAVERSING : HP_FORCE_AFTER;
+}
 
 /* The share forced collections may take without interval= written. */
 static inline double hp_hooks_force_share(void)
