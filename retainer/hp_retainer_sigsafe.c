@@ -286,9 +286,11 @@ void hp_retainer_traverse_rest(uint64_t mark_ns) { traverse(mark_ns, 1); }
  * of 635,000 objects by components, sets of one member, which chose
  * depth-first for the next, of 1.14 million in the middle of the sort,
  * whose lists share their strings: 7.7 scans an object, 549 ms against a
- * 34 ms mark, the whole run's traversal 9 times its mark (2 runs in 12
- * with census collections forced half an interval late; none in 24 with
- * a quarter: which census falls in the sort is a matter of timing). A
+ * 34 ms mark, the whole run's traversal 9 times its mark (which census
+ * falls in the sort is a matter of timing: with the give-up below, 4
+ * runs in 20 with census collections forced half an interval late, 1 in
+ * 20 with a quarter, the wait these modes keep: collector_hooks/
+ * hp_hooks.h, hp_hooks_force_after). A
  * depth-first walk chosen by walk=auto therefore gives up once it has
  * scanned objects again more times than half the table's records (and
  * 1,024) -- where the walk would switch back to components for the next
