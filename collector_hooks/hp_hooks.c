@@ -20,6 +20,12 @@ static _Atomic int forcing;                /* a forced collection is running */
 static _Atomic int at_exit_collection;
 static _Atomic int force_census;           /* the next collection takes a census */
 static _Atomic uint64_t next_force_try_ns; /* after a refused forced collection */
+/* The last collection's length, GC_EVENT_START to the end of heapprof's
+ * census pass (HP_FORCE_COST). */
+static _Atomic uint64_t last_collection_ns;
+/* The census period (hp_rt.period) whose due census last waited for the
+ * collector: counted once per census in hp_rt.forced_waited. */
+static _Atomic uint32_t waited_period = UINT32_MAX;
 
 /* Exclude what a forced collection took, less what the census inside it
  * already excluded for itself. */
@@ -102,10 +108,12 @@ static void hp_on_collection_event(GC_EventType ev)
         uint64_t start = collection_start_ns
             ? collection_start_ns + (hp_rt_excluded() - excluded_at_start)
             : hp_mono_ns();
+        uint64_t began = collection_start_ns;
         collection_start_ns = 0;
         traverse_due = 0;
         mark_start_ns = 0;
         hp_census_on_collection(atomic_exchange(&force_census, 0), start);
+        if (began) atomic_store(&last_collection_ns, hp_mono_ns() - began);
     }
     HP_OWNER_LEAVE();
     if (ev == GC_EVENT_START || ev == GC_EVENT_PRE_STOP_WORLD) scrub_stack_below();
@@ -220,7 +228,22 @@ void hp_hooks_clock_check(hp_thread *t)
      * forced: a collection forced just before one would have come by
      * itself only adds a collection. */
     double prog = hp_profile_seconds(now);
-    if (prog < hp_census_last_time() + hp_hooks_force_after() * interval) return;
+    double last = hp_census_last_time();
+    if (prog < last + hp_hooks_force_after() * interval) return;
+    if (!hp_rt.cfg.interval_given) {
+        /* A collection that takes long is left to the collector
+         * (HP_FORCE_COST). */
+        uint64_t took = atomic_load(&last_collection_ns);
+        if (prog < last + HP_FORCE_COST * (double)took / 1e9) {
+            uint32_t p = atomic_load(&hp_rt.period), seen = atomic_load(&waited_period);
+            if (seen != p && atomic_compare_exchange_strong(&waited_period, &seen, p)) {
+                atomic_fetch_add(&hp_rt.forced_waited, 1);
+                if (took > atomic_load(&hp_rt.waited_collection_ns))
+                    atomic_store(&hp_rt.waited_collection_ns, took);
+            }
+            return;
+        }
+    }
     if (!hp_rt.cfg.interval_given &&
         (double)atomic_load(&hp_rt.forced_ns) > hp_hooks_force_share() * prog * 1e9) {
         /* Forced collections have had their share: the next collection

@@ -49,6 +49,17 @@ static inline double hp_hooks_force_after(void)
     return hp_schemes_traverse() ? HP_FORCE_AFTER_TRAVERSING : HP_FORCE_AFTER;
 }
 
+/* Without interval= written, a forced collection also waits until this
+ * many times the last collection's length (the collector's run and
+ * heapprof's work in it) has passed since the last census. Where a
+ * collection is quick (small heaps: a few milliseconds) this changes
+ * nothing; where it is long, forced collections take at most about a
+ * tenth of the time between censuses, and none is forced while the
+ * collector runs often enough by itself: a census every second from
+ * collections of 0.85 s (bench/heap_sweep.c, 1 GB live) is all the
+ * forced ones added to, at a tenth of the run. */
+#define HP_FORCE_COST 10.0
+
 /* The share forced collections may take without interval= written. */
 static inline double hp_hooks_force_share(void)
 {

@@ -23,8 +23,12 @@ typedef struct hp_runtime {
     /* Collections heapprof forced for a census (collector_hooks/hp_hooks.c):
      * how many, their time in all, and how many times a census was due
      * but none was forced because forced ones had cost their share of the
-     * run (the default interval only). */
+     * run (the default interval only); and of the censuses due, how many
+     * were left to the collector's own next collection because one takes
+     * so long (HP_FORCE_COST, collector_hooks/hp_hooks.h), and the longest
+     * collection that did so. */
     _Atomic uint64_t forced_collections, forced_ns, forced_declined;
+    _Atomic uint64_t forced_waited, waited_collection_ns;
     _Atomic uint64_t window_collections;   /* window= (collector_hooks/hp_hooks.c) */
     /* Bumped whenever a heap block may come to hold objects of another
      * kind or size: at every collection event (a block is freed only by a

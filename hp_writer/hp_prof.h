@@ -21,6 +21,9 @@ typedef struct hp_prof_summary {
     uint64_t forced, forced_declined;    /* forced collections; censuses due but not
                                             forced (their share of the run was spent) */
     double forced_seconds;
+    uint64_t forced_waited;              /* censuses due left to the collector, whose
+                                            collections take long (HP_FORCE_COST) */
+    double waited_collection_seconds;    /* ... the longest such collection */
     uint64_t peak_bytes, peak_objects;
     uint64_t objects, bytes, requested, survived;
     uint64_t stacks, profiler_bytes, profiler_peak_bytes;

@@ -293,6 +293,15 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
         hp_buf_str(b, ": the default interval stretches on a big heap, interval= forces at any "
                       "cost");
     }
+    if (s->forced_waited) {
+        hp_buf_str(b, "; ");
+        hp_buf_u64(b, s->forced_waited);
+        hp_buf_str(b, " censuses were left to the collector's own next collection, because a "
+                      "collection took up to ");
+        hp_buf_fixed(b, s->waited_collection_seconds, 3);
+        hp_buf_str(b, " s and a forced one waits ten times as long as the last took: the "
+                      "default interval stretches on a big heap, interval= forces at any cost");
+    }
     hp_buf_str(b, ")\n");
     line("peak live", b);
     hp_buf_u64(b, s->peak_bytes);

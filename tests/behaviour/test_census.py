@@ -2,8 +2,9 @@
 heap the collector hardly runs by itself and the program never calls
 GC_gcollect, yet interval=0.1 over ~1.5 s gives at least 8 censuses.
 Without interval= written, forced collections keep to a tenth of the
-program's time (a hundredth under sample=): on a 256 MB live heap most
-due censuses wait for a natural collection, and the .prof says how many."""
+program's time (a hundredth under sample=), and one waits ten times as
+long as the last collection took: on a 256 MB live heap most due
+censuses wait for a natural collection, and the .prof says how many."""
 import re
 import unittest
 
@@ -70,13 +71,51 @@ class ForcedCensus(unittest.TestCase):
                 self.assertGreaterEqual(censuses, 8, [t for t, _ in hp.samples])
 
     def forced_line(self, prof, share="a tenth of the program's time"):
+        """(forced, their seconds, censuses not forced for the share, censuses
+        left to the collector because a collection takes long, the longest
+        such collection's seconds) from the .prof."""
+        stretch = r": the default interval stretches on a big heap, interval= forces at any cost"
         m = re.fullmatch(r"(\d+) \((\d+\.\d{3}) s; forced when a census was due and no "
                          r"collection came(?:; (\d+) times none was forced, because forced "
-                         r"collections had taken " + re.escape(share) + r": the default "
-                         r"interval stretches on a big heap, interval= forces at any cost)?\)",
+                         r"collections had taken " + re.escape(share) + stretch + r")?"
+                         r"(?:; (\d+) censuses were left to the collector's own next "
+                         r"collection, because a collection took up to (\d+\.\d{3}) s and a "
+                         r"forced one waits ten times as long as the last took" + stretch + r")?\)",
                          hptest.prof_field(prof, "forced collections"))
         self.assertIsNotNone(m, prof)
-        return int(m.group(1)), float(m.group(2)), int(m.group(3) or 0)
+        return (int(m.group(1)), float(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0),
+                float(m.group(5) or 0))
+
+    def test_forced_waits_for_long_collections(self):
+        # The program collects every 0.25 s itself; in between, a census
+        # falls due at 0.1 s and would be forced at 0.15 s. With each
+        # collection made 40 ms long (a callback of the program's that
+        # sleeps at its start), a forced one waits ten times that, 0.4 s,
+        # and none is (but perhaps the first, after GC_INIT's quick one):
+        # the program's own collections take the censuses. With quick
+        # collections, or with interval= written, the censuses are forced.
+        slow = [bh.bprog("bh_loop"), "2", "expand", "slowgc=40", "collect=0.25"]
+        quick = [bh.bprog("bh_loop"), "2", "expand", "collect=0.25"]
+        for args, heapprof, want_forced in ((slow, "cc", False), (slow, "cc,interval=0.1", True),
+                                            (quick, "cc", True)):
+            with self.subTest(args=args[2:], heapprof=heapprof):
+                r = hptest.run(self, args, heapprof=heapprof, stdin="", timeout=60)
+                self.assertEqual(r.rc, 0, r.stderr)
+                hp = hptest.check_hp_format(self, r.hp_path)
+                prof = r.prof()
+                forced, _, declined, waited, took = self.forced_line(prof)
+                censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
+                self.assertEqual(censuses, len(hp.samples) - 2)
+                self.assertEqual(declined, 0, prof)
+                if want_forced:
+                    self.assertGreaterEqual(forced, 4, prof)
+                    self.assertEqual(waited, 0, prof)
+                else:
+                    self.assertLessEqual(forced, 1, prof)
+                    self.assertGreaterEqual(waited, 4, prof)
+                    self.assertGreaterEqual(took, 0.04, prof)
+                    # Each of the program's 0.25 s collections took one.
+                    self.assertGreaterEqual(censuses, 6, prof)
 
     def test_forced_share_on_a_big_heap(self):
         args = [bh.bprog("bh_loop"), "2", "expand", "live=256"]
@@ -84,9 +123,9 @@ class ForcedCensus(unittest.TestCase):
         r = hptest.run(self, args, heapprof="cc,interval=0.1", stdin="", timeout=120)
         self.assertEqual(r.rc, 0, r.stderr)
         hptest.check_hp_format(self, r.hp_path)
-        forced, _, declined = self.forced_line(r.prof())
+        forced, _, declined, waited, _ = self.forced_line(r.prof())
         self.assertGreaterEqual(forced, 8)
-        self.assertEqual(declined, 0)
+        self.assertEqual(declined + waited, 0)
         # The default interval: forcing stops once it has had its share.
         hp = self.check_share(args, "cc", 0.1, "a tenth of the program's time")
         self.assertGreaterEqual(len(hp.nonempty()), 2)
@@ -99,16 +138,17 @@ class ForcedCensus(unittest.TestCase):
 
     def check_share(self, args, heapprof, share, words):
         """Run args under heapprof (no interval= written): some collections
-        forced, some due censuses left to the collector, the forced ones'
-        time within `share` of the run (the .prof says so in `words`)."""
+        forced, some due censuses left to the collector (for the share, the
+        .prof says so in `words`; or for the collections' length), the
+        forced ones' time within `share` of the run."""
         r = hptest.run(self, args, heapprof=heapprof, stdin="", timeout=120)
         self.assertEqual(r.rc, 0, r.stderr)
         hp = hptest.check_hp_format(self, r.hp_path)
         prof = r.prof()
-        forced, seconds, declined = self.forced_line(prof, words)
+        forced, seconds, declined, waited, _ = self.forced_line(prof, words)
         run = float(re.match(r"[\d.]+", hptest.prof_field(prof, "run time")).group(0))
         self.assertGreaterEqual(forced, 1)
-        self.assertGreater(declined, 0)
+        self.assertGreater(declined + waited, 0)
         # Each force began with at most the share of the run spent on the
         # earlier ones: so at most the share plus the last one (the
         # collections all mark the same heap: at most twice their mean).
