@@ -30,15 +30,19 @@ import bench_trees as bt  # noqa: E402
 
 def per_object_memory(prof):
     """(bytes at the most, bytes per object live at the peak, "C (F forced,
-    S s)") from the .prof's "profiler memory", "collections" and "forced
-    collections" lines."""
+    S s), N censuses") from the .prof's "profiler memory", "collections",
+    "forced collections" and "censuses" lines: forcing fewer collections
+    must not cost the profile its censuses."""
     with open(prof) as f:
         text = f.read()
     m = re.search(r"profiler memory\s+(\d+) bytes at the most \(\d+ at exit; ([\d.]+) per object "
                   r"live at the peak\)", text)
     c = re.search(r"\n\s+collections\s+(\d+)", text)
     f = re.search(r"forced collections\s+(\d+) \(([\d.]+) s", text)
+    n = re.search(r"\n\s+censuses\s+(\d+)", text)
     gcs = f"{c.group(1)} ({f.group(1)} forced, {float(f.group(2)):.2f} s)" if c and f else ""
+    if gcs and n:
+        gcs += f", {n.group(1)} censuses"
     return (int(m.group(1)), float(m.group(2)), gcs) if m else (None, None, gcs)
 
 
@@ -68,7 +72,7 @@ def main():
               "objects")
         print()
         print("| live MB | objects kept | run | wall s | vs plain | peak RSS MiB | "
-              "RSS added per object | .prof bytes per object live at the peak | collections |")
+              "RSS added per object | .prof bytes per object live at the peak | collections, censuses |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for mb in args.sizes:
             best = {}
