@@ -471,7 +471,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
         b.nwb = 0;   /* (the registers are the last safe point's; a declined step buffered nothing) */
     } else if (b.nwb || done != n) {
         memcpy(g, safe, sizeof safe);
-        if (b.own_hi && xmm && xmm_written) memcpy(xmm, safe_xmm, sizeof safe_xmm);
+        if (xmm && xmm_written) memcpy(xmm, safe_xmm, sizeof safe_xmm);
     }
     for (unsigned i = 0; i < CACHED && i < b.ncached; i++)
         if (b.cached[i]) write_back(&b, i);
