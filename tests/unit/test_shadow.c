@@ -1308,6 +1308,78 @@ Test(shadow, free_closes_the_last_run, .init = setup)
     cr_assert_eq(hp_shadow_records(), 11);
 }
 
+/* Note [Drained records join runs] (core/hp_sweep.c): a program that
+ * frees drains the logs at every free, so a site's objects enter the table
+ * as the log had them, short entries between other sites' objects. Once
+ * the others die, the sweep writes the survivors as runs: the table
+ * shrinks to a few words, every record kept in order, and a free noted
+ * after that sweep still applies to its own object only. */
+static uintptr_t other_base(size_t i) { return RUN_TOP + 4096 - 48 * (uintptr_t)i; }
+static int live_run_only(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    return base <= RUN_TOP;   /* (site 5's objects; site 9's, above, die) */
+}
+
+Test(shadow, drained_records_join_runs, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    enum { N = 600 };
+    for (size_t i = 0; i < N; i++) {
+        hp_rec keep = block_rec(seq_base(i), 5);
+        hp_rec other = block_rec(other_base(i % 80), 9);
+        other.granted = 48;
+        other.req = 40;
+        cr_assert_eq(hp_shadow_log_append(log, &keep), 0);
+        cr_assert_eq(hp_shadow_log_append(log, &other), 0);
+        if (i % 50 == 49) hp_shadow_drain(NULL, NULL);   /* (as a free does) */
+    }
+    hp_shadow_drain(NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 2 * N);
+    if (COMPACT) cr_assert_geq(hp_store_.table_len, 2 * N, "%zu words", hp_store_.table_len);
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.live = live_run_only;
+    spec.census = 1;
+    spec.logs = 1;
+    hp_sweep_result res = hp_sweep(&spec);
+    cr_assert_eq(res.live_objects, N);
+    cr_assert_eq(res.live_bytes, 32 * N);
+    cr_assert_eq(res.objects, 2 * N);
+    cr_assert_eq(res.bytes, (32 + 48) * N);
+    cr_assert_eq(res.requested, (24 + 40) * N);
+    cr_assert_eq(hp_shadow_records(), N);
+    /* 600 objects of one site, each 32 bytes below the last: a short
+     * entry (2 words), then same entries of up to 256 objects (a word
+     * each). */
+    if (COMPACT) cr_assert_leq(hp_store_.table_len, 5, "%zu words", hp_store_.table_len);
+    static bases_seen after;
+    see_table(&after);
+    cr_assert_eq(after.n, N);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(after.b[i], seq_base(i), "survivor %zu is %#lx", i, (unsigned long)after.b[i]);
+    cr_assert_eq(after.age_min, 1);
+    cr_assert_eq(after.age_max, 1);
+    /* Every run survives whole: counted, aged, the table no longer. */
+    static bases_seen again;
+    sweep_all_live_keeps(&spec, &after, N, &again);
+    cr_assert_eq(again.age_min, 2);
+    cr_assert_eq(again.age_max, 2);
+    /* A free noted now applies to the object it names, not to one made
+     * after it at the same address. */
+    hp_shadow_note_free(seq_base(300), NULL, NULL);
+    hp_rec reborn = block_rec(seq_base(300), 6);
+    cr_assert_eq(hp_shadow_log_append(log, &reborn), 0);
+    seen s;
+    seen_init(&s);
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 1);
+    cr_assert_eq(s.last_ccs[HP_EV_FREED], 5);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], N);
+    cr_assert_eq(hp_shadow_records(), N);
+}
+
 /* Producers grow runs while the consumer drains (the owner's drains run
  * while other threads allocate): every object is handed out once, in each
  * thread's order, whatever the drains cut. Each thread's objects go down
