@@ -150,19 +150,27 @@ static inline void hp_fill_from(hp_rec *r, uint32_t ccs, uint32_t sizes, unsigne
  * only in their first word's top byte (bits 56-63): the birth less the
  * chunk's period0 in a log, the age and flags in the table. */
 
-/* Grow the run of the same entry at `l` by the object at `base` if that
- * object is one `g` below its last, with top byte `top`, and the run has
- * room (its count: `max` at bit `shift`); a log's entry must also be of
- * slot `slot` (-1: no slots). Returns 1 if it grew (Note [Runs down a
- * block]). */
+/* Would the run of the same entry whose word is `v` take the object at
+ * `base`: is that object one `g` below its last, with top byte `top`, and
+ * has the run room (its count: `max` at bit `shift`)? A log's entry must
+ * also be of slot `slot` (-1: no slots). (Note [Runs down a block].) */
+static inline __attribute__((always_inline)) int
+hp_run_takes(uint64_t v, uintptr_t base, uint64_t top, uint64_t g, unsigned shift,
+             unsigned max, int slot)
+{
+    unsigned extra = (unsigned)(v >> shift) & max;
+    return (slot < 0 || ((v >> 48) & 3) == (unsigned)slot) && extra < max && v >> 56 == top &&
+           (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)base;
+}
+
+/* Grow the run of the same entry at `l` by the object at `base` if it
+ * takes it (hp_run_takes). Returns 1 if it grew. */
 static inline __attribute__((always_inline)) int
 hp_run_grow(uint64_t *l, uintptr_t base, uint64_t top, uint64_t g, unsigned shift,
             unsigned max, int slot)
 {
     uint64_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
-    unsigned extra = (unsigned)(v >> shift) & max;
-    if ((slot < 0 || ((v >> 48) & 3) == (unsigned)slot) && extra < max && v >> 56 == top &&
-        (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)base) {
+    if (hp_run_takes(v, base, top, g, shift, max, slot)) {
         __atomic_store_n(l, v + ((uint64_t)1 << shift), __ATOMIC_RELAXED);
         return 1;
     }

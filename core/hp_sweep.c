@@ -265,12 +265,9 @@ static inline __attribute__((always_inline)) int joins_last(const sweep_run *s, 
     if (!hp_same_as(&s->out_prev, r)) return 0;
     if (took == 2) return 1;
     const uint64_t *l = s->out_prev.last;
-    if (!l) return 0;
-    uint64_t v = *l, g = (uint64_t)(s->out_prev.sizes >> 16) << 4;
-    unsigned extra = hp_run_extra(v);
-    uint64_t top = (uint64_t)r->age | (uint64_t)r->flags << 3;
-    return extra < HP_RUN_MAX && v >> 56 == top &&
-           (v & HP_LOG_BASE) - (extra + 1) * g == (uint64_t)r->base;
+    return l && hp_run_takes(*l, r->base, (uint64_t)r->age | (uint64_t)r->flags << 3,
+                             (uint64_t)(s->out_prev.sizes >> 16) << 4, HP_RUN_SHIFT, HP_RUN_MAX,
+                             -1);
 }
 
 /* Note [Survivors in runs]
