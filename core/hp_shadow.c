@@ -39,9 +39,11 @@ int hp_shadow_init(void)
     table.grow_pct = 10;   /* a tenth at a time: committed is the .prof's figure */
     if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&hp_store_.freed_filter_vec, (size_t)1 << 30) != 0 ||
-        hp_vec_reserve(&hp_store_.aside_vec, (size_t)1 << 34) != 0)
+        hp_vec_reserve(&hp_store_.aside_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_store_.young_vec, (size_t)1 << 34) != 0)
         return -1;
     hp_store_.aside_vec.grow_pct = 10;
+    hp_store_.young_vec.grow_pct = 10;
     return 0;
 }
 

@@ -26,8 +26,11 @@
  * so that an in-place resize, which keeps the granted bytes, never makes a
  * short record long (its slop stays below 64 KiB); sample='s records,
  * which carry a weight, are long. A record's index is the position of its
- * first word: indexes still grow in the order records were appended,
- * which is all the frees' bookkeeping asks of them. Readers go through
+ * first word: the indexes of records appended since the last sweep grow
+ * in the order they were appended, above every index the sweep left
+ * (which may have reordered what it kept: core/hp_sweep.c, Note [Young
+ * survivors grouped by site]), which is all the frees' bookkeeping asks
+ * of them. Readers go through
  * hp_shadow_foreach, hp_shadow_peek and the sweep; hp_shadow_table, which
  * hands out hp_rec[], is for the other modes. */
 static inline int hp_tab_fits(const hp_rec *r)
@@ -85,6 +88,10 @@ typedef struct hp_store {
     uint32_t aside_p0;
     hp_lsame aside_st;
     int compact;                            /* Note [The compact table] */
+    /* A sweep's young survivors written short, sorted before they are
+     * written (core/hp_sweep.c, Note [Young survivors grouped by site]):
+     * short entries, two words each. */
+    hp_vec young_vec;
     hp_vec freed_vec;                       /* hp_freed[freed_cap] */
     size_t freed_cap, freed_len;
     /* A filter in front of the frees' table: bit hp_shadow_freed_bit(base)
