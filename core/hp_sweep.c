@@ -380,42 +380,33 @@ static inline uint32_t young_group_of(const uint64_t *e, uint32_t *groups)
  * words for each put aside. */
 static void young_write(sweep_run *s)
 {
-    size_t n = s->young_n;
+    size_t n = s->young_n;   /* (at most YOUNG_CHUNK: young_put) */
     s->young_n = 0;
-    hp_vec *v = &hp_store_.young_vec;
+    const uint64_t *e = (const uint64_t *)hp_store_.young_vec.base;
+    uint32_t *next = (uint32_t *)(hp_store_.young_vec.base + 2 * YOUNG_CHUNK * sizeof(uint64_t));
     uint32_t groups = 0;
-    uint32_t *next = NULL;
-    if (n <= YOUNG_CHUNK) {   /* (room: young_put) */
-        next = (uint32_t *)((uint64_t *)v->base + 2 * YOUNG_CHUNK);
-        memset(young_sites, 0, sizeof young_sites);
-        const uint64_t *e = (const uint64_t *)v->base;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t g = young_group_of(&e[2 * i], &groups);
-            next[i] = YOUNG_END;
-            if (young_first[g] == YOUNG_END) young_first[g] = (uint32_t)i;
-            else next[young_last[g]] = (uint32_t)i;
-            young_last[g] = (uint32_t)i;
-        }
+    memset(young_sites, 0, sizeof young_sites);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = young_group_of(&e[2 * i], &groups);
+        next[i] = YOUNG_END;
+        if (young_first[g] == YOUNG_END) young_first[g] = (uint32_t)i;
+        else next[young_last[g]] = (uint32_t)i;
+        young_last[g] = (uint32_t)i;
     }
-    const uint64_t *e = (const uint64_t *)v->base;
     uint64_t *t = hp_shadow_room(s->out + 2 * n);
     hp_same none = {0};
-    for (uint32_t g = 0, i = next ? young_first[0] : 0; next ? g < groups : i < n;) {
-        hp_rec r;
-        none.kh = 0;
-        hp_tab_get(&e[2 * (size_t)i], &r, &none);
-        if (t) {
-            s->ctable = t;
-            s->out += put_compact(s, s->out, &r);
-        } else {   /* out of memory: the record is lost (said at exit) */
-            hp_shadow_lost_recs(&r, 1);
+    for (uint32_t g = 0; g < groups; g++)
+        for (uint32_t i = young_first[g]; i != YOUNG_END; i = next[i]) {
+            hp_rec r;
+            none.kh = 0;
+            hp_tab_get(&e[2 * (size_t)i], &r, &none);
+            if (t) {
+                s->ctable = t;
+                s->out += put_compact(s, s->out, &r);
+            } else {   /* out of memory: the record is lost (said at exit) */
+                hp_shadow_lost_recs(&r, 1);
+            }
         }
-        if (!next) {
-            i++;
-        } else if ((i = next[i]) == YOUNG_END && ++g < groups) {
-            i = young_first[g];
-        }
-    }
 }
 
 /* Note [Survivors in runs]

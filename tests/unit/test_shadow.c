@@ -1229,6 +1229,18 @@ static void sweep_all_live_keeps(hp_sweep_spec *spec, const bases_seen *prev, si
     cr_assert_eq(hp_store_.table_len, words);
 }
 
+/* `after` (the table as seen after a first sweep) is n records of age 1;
+ * sweep again with every object live: the same, one older. */
+static void survivors_age_again(hp_sweep_spec *spec, const bases_seen *after, size_t n)
+{
+    cr_assert_eq(after->age_min, 1);
+    cr_assert_eq(after->age_max, 1);
+    static bases_seen again;
+    sweep_all_live_keeps(spec, after, n, &again);
+    cr_assert_eq(again.age_min, 2);
+    cr_assert_eq(again.age_max, 2);
+}
+
 /* Object i of the test's sequence: 600 objects down from RUN_TOP, one of
  * another site after the 300th (which breaks the run there). */
 static uintptr_t seq_base(size_t i) { return RUN_TOP - 32 * (uintptr_t)i; }
@@ -1294,14 +1306,8 @@ Test(shadow, runs_down_a_block, .init = setup)
     for (size_t i = 0, k = 0; i < 600; i++)
         if (live_seq(seq_base(i), NULL)) wanted[k++] = seq_base(i);
     check_bases(&after, wanted, want);
-    cr_assert_eq(after.age_min, 1);
-    cr_assert_eq(after.age_max, 1);
-
     /* Everything survives: the same records, older, the table no longer. */
-    static bases_seen again;
-    sweep_all_live_keeps(&spec, &after, want, &again);
-    cr_assert_eq(again.age_min, 2);
-    cr_assert_eq(again.age_max, 2);
+    survivors_age_again(&spec, &after, want);
 }
 
 /* A free noted in the table closes its last run: the collector hands the
@@ -1382,13 +1388,8 @@ Test(shadow, drained_records_join_runs, .init = setup)
     cr_assert_eq(after.n, N);
     for (size_t i = 0; i < N; i++)
         cr_assert_eq(after.b[i], seq_base(i), "survivor %zu is %#lx", i, (unsigned long)after.b[i]);
-    cr_assert_eq(after.age_min, 1);
-    cr_assert_eq(after.age_max, 1);
     /* Every run survives whole: counted, aged, the table no longer. */
-    static bases_seen again;
-    sweep_all_live_keeps(&spec, &after, N, &again);
-    cr_assert_eq(again.age_min, 2);
-    cr_assert_eq(again.age_max, 2);
+    survivors_age_again(&spec, &after, N);
     /* A free noted now applies to the object it names, not to one made
      * after it at the same address. */
     hp_shadow_note_free(seq_base(300), NULL, NULL);
