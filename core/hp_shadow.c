@@ -172,7 +172,8 @@ static size_t filter_bytes(size_t cap) { return cap * 16 / 8; }
 static int freed_grow(void)
 {
     size_t old_cap = freed_cap, cap = old_cap ? old_cap * 2 : 1024;
-    /* Rebuild in the upper half of the reservation, then move down. */
+    /* Rebuild in the upper half of the reservation, then move down; the
+     * copy's pages are given back after (Note [The frees' table]). */
     size_t bytes = cap * sizeof(hp_freed);
     if (hp_vec_ensure(&freed_vec, bytes + old_cap * sizeof(hp_freed)) != 0 ||
         hp_vec_ensure(&hp_store_.freed_filter_vec, filter_bytes(cap)) != 0)
@@ -185,23 +186,25 @@ static int freed_grow(void)
     memset(f, 0, bytes);
     freed_cap = cap;
     for (size_t i = 0; i < old_cap; i++)
-        if (save[i].base) {
-            f[hp_shadow_freed_slot(save[i].base)] = save[i];
-            filter_set(save[i].base);
+        if (save[i].key) {
+            f[hp_shadow_freed_slot(save[i].key)] = save[i];
+            filter_set(save[i].key & ~(uint64_t)15);
         }
+    hp_vec_trim(&freed_vec, bytes);
     return 0;
 }
 
-/* The entry for `base` (created empty if new), or NULL when out of memory. */
-static hp_freed *note_entry(uintptr_t base)
+/* The entry for `key` (a base | HP_FREED_*; created with val 0 if new),
+ * or NULL when out of memory. */
+static hp_freed *note_entry(uint64_t key)
 {
     if ((freed_len + 1) * 2 > freed_cap && freed_grow() != 0) return NULL;
-    hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(base);
-    if (f->base == 0) {
+    hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(key);
+    if (f->key == 0) {
         freed_len++;
-        memset(f, 0, sizeof *f);
-        f->base = base;
-        filter_set(base);
+        f->key = key;
+        f->val = 0;
+        filter_set(key & ~(uint64_t)15);
     }
     return f;
 }
@@ -211,8 +214,8 @@ void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
     HP_ASSERT_OWNER();
     hp_shadow_drain(visit, ctx);
     hp_store_.table_last.last = NULL;   /* (Note [Runs down a block]) */
-    hp_freed *f = note_entry(base);
-    if (f) f->seq = table_len;
+    hp_freed *f = note_entry((uint64_t)base | HP_FREED_FREE);
+    if (f) f->val = table_len;
 }
 
 void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
@@ -220,11 +223,15 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
     HP_ASSERT_OWNER();
     hp_shadow_drain(NULL, NULL);
     hp_store_.table_last.last = NULL;   /* (Note [Runs down a block]) */
-    hp_freed *f = note_entry(base);
-    if (!f) return;
-    f->resize_seq = table_len;
-    f->granted = granted;
-    f->req = req;
+    /* (the sizes first: a resize entry is looked for only with its sizes
+     * there; room for both, so that neither is made without the other) */
+    if ((freed_len + 3) * 2 > freed_cap && freed_grow() != 0) return;
+    hp_freed *z = note_entry((uint64_t)base | HP_FREED_SIZES);
+    hp_freed *f = note_entry((uint64_t)base | HP_FREED_RESIZE);
+    if (!z || !f) return;
+    z->val = (uint64_t)granted << 32 | req;
+    if (f->val == 0) hp_store_.resized_n++;
+    f->val = table_len;
 }
 
 
@@ -243,6 +250,7 @@ void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
         memset(freed_vec.base, 0, freed_cap * sizeof(hp_freed));
         memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));
         freed_len = 0;
+        hp_store_.resized_n = 0;
     }
     /* Give memory back when the table has shrunk a lot. */
     size_t unit = hp_shadow_unit();

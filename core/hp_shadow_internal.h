@@ -65,12 +65,28 @@ hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
     return n;
 }
 
-typedef struct hp_freed {       /* frees and resizes since the last sweep */
-    uintptr_t base;             /* 0 = empty slot */
-    size_t seq;                 /* main-table length at the last free (0: none) */
-    size_t resize_seq;          /* ... at the last in-place resize (0: none) */
-    uint32_t granted, req;      /* sizes after that resize */
+/* Note [The frees' table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Frees and in-place resizes noted since the last sweep, by address: open
+ * addressing, at most half full, 16 bytes an entry. The key is the base
+ * with a tag in its low four bits (a base is 16-aligned):
+ *   HP_FREED_FREE    val: the table's length at the base's last free (its
+ *                    records below it are freed; 0: none);
+ *   HP_FREED_RESIZE  val: the table's length at its last in-place resize
+ *                    (the record below it, after the last free, takes the
+ *                    new sizes);
+ *   HP_FREED_SIZES   val: those sizes, granted << 32 | requested.
+ * A free costs one entry and a resize two; resizes are rare (their entries
+ * are looked for only when there are some), and a program that frees
+ * much (w3m: 65,536 entries a period) held 32 bytes an entry, and again
+ * half of that for the last rebuild's copy, 3.1 MB of its 14. */
+typedef struct hp_freed {
+    uint64_t key;               /* base | HP_FREED_*; 0 = empty slot */
+    uint64_t val;
 } hp_freed;
+#define HP_FREED_FREE 0u
+#define HP_FREED_RESIZE 1u
+#define HP_FREED_SIZES 2u
 
 /* The store's state: the logs' registry and memory, the table, the frees
  * and resizes noted since the last sweep. */
@@ -92,8 +108,9 @@ typedef struct hp_store {
      * written (core/hp_sweep.c, Note [Young survivors grouped by site]):
      * short entries, two words each. */
     hp_vec young_vec;
-    hp_vec freed_vec;                       /* hp_freed[freed_cap] */
-    size_t freed_cap, freed_len;
+    hp_vec freed_vec;                       /* hp_freed[freed_cap]: Note [The frees' table] */
+    size_t freed_cap, freed_len;            /* (entries) */
+    size_t resized_n;                       /* resizes among them */
     /* A filter in front of the frees' table: bit hp_shadow_freed_bit(base)
      * is set for every address noted (16 bits an entry of the table's
      * capacity: a few percent of false hits). Every record is asked
@@ -115,8 +132,9 @@ static inline void hp_shadow_chunk_put(hp_chunk *c)
                                                   memory_order_release, memory_order_relaxed));
 }
 
-/* The slot of `base` in the frees' table (freed_cap > 0). */
-size_t hp_shadow_freed_slot(uintptr_t base);
+/* The slot of `key` (a base | HP_FREED_*) in the frees' table
+ * (freed_cap > 0): its entry, or the empty slot where it would go. */
+size_t hp_shadow_freed_slot(uint64_t key);
 
 /* The hash of a base in the frees' table: its high bits pick the filter's
  * bit; its high half folded onto its low half, the table's slot. (The low
@@ -128,6 +146,12 @@ size_t hp_shadow_freed_slot(uintptr_t base);
 static inline uint64_t hp_shadow_freed_hash(uintptr_t base)
 {
     return (uint64_t)(base >> 4) * 0x9e3779b97f4a7c15ull;
+}
+
+/* ... of a key: a base's, its tag in the top bits (tag 0: the base's). */
+static inline uint64_t hp_shadow_freed_key_hash(uint64_t key)
+{
+    return ((key >> 4) | (key & 15) << 60) * 0x9e3779b97f4a7c15ull;
 }
 
 static inline uint64_t hp_shadow_freed_bit(uintptr_t base)

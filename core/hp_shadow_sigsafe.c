@@ -297,26 +297,33 @@ size_t hp_shadow_drain_marked(hp_live_fn keep, void *ctx)
 size_t hp_shadow_set_aside(void) { return hp_store_.aside_split; }
 
 
-size_t hp_shadow_freed_slot(uintptr_t base)
+size_t hp_shadow_freed_slot(uint64_t key)
 {
-    uint64_t h = hp_shadow_freed_hash(base);
+    uint64_t h = hp_shadow_freed_key_hash(key);
     size_t i = (size_t)(h ^ (h >> 32)) & (freed_cap - 1);
     hp_freed *f = (hp_freed *)freed_vec.base;
-    while (f[i].base != 0 && f[i].base != base) i = (i + 1) & (freed_cap - 1);
+    while (f[i].key != 0 && f[i].key != key) i = (i + 1) & (freed_cap - 1);
     return i;
 }
 
+/* The val of `key`'s entry, or 0 if it has none. */
+static inline uint64_t freed_val(uint64_t key)
+{
+    const hp_freed *f = (const hp_freed *)freed_vec.base + hp_shadow_freed_slot(key);
+    return f->key == key ? f->val : 0;
+}
+
 /* Records of one address before its last free are freed; the one after
- * it, if allocated before the last resize, takes the resized sizes. */
+ * it, if allocated before the last resize, takes the resized sizes (Note
+ * [The frees' table]). */
 static int was_freed(hp_rec *r, size_t idx)
 {
     if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
-    hp_freed *f = (hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
-    if (f->base != r->base) return 0;
-    if (idx < f->seq) return 1;
-    if (idx < f->resize_seq) {
-        r->granted = f->granted;
-        r->req = f->req;
+    if (idx < freed_val((uint64_t)r->base | HP_FREED_FREE)) return 1;
+    if (hp_store_.resized_n && idx < freed_val((uint64_t)r->base | HP_FREED_RESIZE)) {
+        uint64_t z = freed_val((uint64_t)r->base | HP_FREED_SIZES);
+        r->granted = (uint32_t)(z >> 32);
+        r->req = (uint32_t)z;
     }
     return 0;
 }
@@ -424,8 +431,7 @@ int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
 int hp_shadow_is_freed(const hp_rec *r, size_t idx)
 {
     if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
-    const hp_freed *f = (const hp_freed *)freed_vec.base + hp_shadow_freed_slot(r->base);
-    return f->base == r->base && idx < f->seq;
+    return idx < freed_val((uint64_t)r->base | HP_FREED_FREE);
 }
 
 int hp_shadow_has_frees(void) { return freed_len != 0; }

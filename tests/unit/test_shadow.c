@@ -997,6 +997,62 @@ Test(shadow, resize_past_a_short_entry, .init = setup)
     }
 }
 
+/* Note [The frees' table]: one address freed, resized and made again,
+ * then 3,000 others freed (the table grows past them, its entries moved
+ * to the new slots): each record takes the free or the resize noted after
+ * it and before the next record of its address, and no other. */
+static void ccs_of_survivors(hp_rec *r, hp_event ev, void *ctx)
+{
+    rec_list *l = ctx;
+    if (ev != HP_EV_SURVIVED || r->base != base_of(1, 0)) return;
+    cr_assert_lt(l->n, 200);
+    l->recs[l->n++] = *r;
+}
+
+Test(shadow, frees_and_resizes_of_one_address, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    uintptr_t a = base_of(1, 0);
+    hp_rec r = make_rec(1, 0);
+    r.granted = 64;
+    r.req = 40;
+    r.ccs = 1;   /* resized, then freed: freed */
+    hp_shadow_log_append(log, &r);
+    hp_shadow_note_resize(a, 128, 100);
+    hp_shadow_note_free(a, NULL, NULL);
+    r.ccs = 2;   /* made again, resized twice: the last sizes */
+    hp_shadow_log_append(log, &r);
+    hp_shadow_note_resize(a, 256, 200);
+    hp_shadow_note_resize(a, 512, 500);
+    append_n(log, 0, 0, 3000);
+    for (unsigned i = 0; i < 3000; i++) hp_shadow_note_free(base_of(0, i), NULL, NULL);
+    r.ccs = 3;   /* made after the resizes (at another size): its own sizes */
+    r.granted = 32;
+    r.req = 30;
+    hp_shadow_log_append(log, &r);
+    seen s;
+    seen_init(&s);
+    static rec_list got;
+    got.n = 0;
+    hp_shadow_drain(NULL, NULL);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 3001);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], 2);
+    hp_shadow_foreach(ccs_of_survivors, &got);
+    cr_assert_eq(got.n, 2);
+    cr_assert_eq(got.recs[0].ccs, 2);
+    cr_assert_eq(got.recs[0].granted, 512);
+    cr_assert_eq(got.recs[0].req, 500);
+    cr_assert_eq(got.recs[1].ccs, 3);
+    cr_assert_eq(got.recs[1].granted, 32);
+    cr_assert_eq(got.recs[1].req, 30);
+    /* Forgotten at the sweep: the next one frees and resizes nothing. */
+    seen_init(&s);
+    hp_shadow_sweep(live_all, visit, &s);
+    cr_assert_eq(s.n[HP_EV_FREED], 0);
+    cr_assert_eq(s.n[HP_EV_SURVIVED], 2);
+}
+
 /* Note [Runs of the same]: record i of a run-heavy stream. Runs of 1 to 7
  * records share stack, sizes, kind and how; a long record now and then
  * breaks a run (what follows it must be written short again). */
