@@ -40,7 +40,7 @@ int hp_shadow_init(void)
     if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&hp_store_.freed_filter_vec, (size_t)1 << 30) != 0 ||
         hp_vec_reserve(&hp_store_.aside_vec, (size_t)1 << 34) != 0 ||
-        /* (core/hp_sweep.c, YOUNG_CHUNK entries and their lists: 640 KiB) */
+        /* (core/hp_sweep.c, YOUNG_CHUNK entries and their lists: 40 KiB) */
         hp_vec_reserve(&hp_store_.young_vec, (size_t)1 << 20) != 0)
         return -1;
     hp_store_.aside_vec.grow_pct = 10;
