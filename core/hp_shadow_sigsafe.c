@@ -97,7 +97,11 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_l
             i++;
             continue;
         }
-        if (how == HP_LOG_SAME) {
+        /* (a same entry of one object, which its producer can no longer
+         * grow, decodes as a short one does: most of a runtime's, whose
+         * sites take turns, Note [Recent sites]) */
+        if (how == HP_LOG_SAME &&
+            (hp_lrun_extra(w) != 0 || st->run != 0 || (i + 1 == to && !final))) {
             /* A run's objects (those the last drain stopped short of, if
              * it stopped here), from its word as it is now. */
             unsigned m = st->run, extra = hp_lrun_extra(w);
