@@ -56,7 +56,7 @@
  * entry stands for a run of such objects: bits 48-55 (the kind's byte in
  * a short entry, unused in a same one) count the objects after its first,
  * up to 255, each `granted` bytes below the one before and with the same
- * top byte (in a log, bits 50-55, up to 63: Note [Recent sites]). The
+ * top byte (in a log, bits 52-55, up to 15: Note [Recent sites]). The
  * writer grows its last same entry in place (one relaxed store of the
  * word; nothing else changes) instead of writing another: 8 bytes cover a
  * block's objects. So:
