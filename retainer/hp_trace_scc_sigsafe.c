@@ -169,12 +169,8 @@ static hp_trace_scc_ops ops;
 static size_t nrecs;
 static hp_rec *recs;
 static uint32_t ndense, counter, ncomp;
-/* A node's edges: edges[eoff .. eoff + ecnt). Packed: 12 bytes a node,
- * not 16 (Guile's 400,000-entry hash table under mode retainer held 31.3
- * MB of them, the largest of the walk's arrays); each walker writes only
- * its own nodes' entries, with plain stores. */
-typedef struct __attribute__((packed, aligned(4))) snode { uint64_t eoff; uint32_t ecnt; } snode;
-_Static_assert(sizeof(snode) == 12, "a node's entry is 12 bytes");
+/* A node's edges: edges[eoff .. eoff + ecnt). */
+typedef struct snode { uint64_t eoff; uint32_t ecnt, pad; } snode;
 static snode *nd;       /* by dense id */
 static uint32_t *rix;   /* Tarjan's word per dense id (see the top) */
 static uint32_t *dmap;  /* node -> its dense id (valid once seen) */
@@ -766,7 +762,7 @@ first_find(walker *w, uint32_t t, uintptr_t v, uint32_t src, hp_slot *s, int loc
             w->st.objects++;
             return d;
         }
-        nd[d] = (snode){w->found_base | f, pg->size};
+        nd[d] = (snode){w->found_base | f, pg->size, 0};
     } else {
         nd[d] = (snode){0};
         if (t < nrecs) __builtin_prefetch(&recs[t]);
