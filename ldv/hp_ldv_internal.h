@@ -512,8 +512,10 @@ typedef struct hp_ldv_sud_state {
     _Atomic int armed;                    /* pages are protected: BLOCK */
     _Atomic char selector[HP_LDV_SUD_SLOTS];
     _Atomic int used[HP_LDV_SUD_SLOTS];
-    _Atomic uintptr_t step_ip[HP_LDV_SUD_STEPS];
-    _Atomic int step_count[HP_LDV_SUD_STEPS];
+    /* A clone stepped (hp_ldv_sud_sigsafe.c, step): its address << 16 |
+     * the new threads still to trap there; 0 free. One word, so that a
+     * slot is never freed while a count is added to it. */
+    _Atomic uint64_t step_slot[HP_LDV_SUD_STEPS];
     _Atomic uint64_t dispatched, stepped;   /* for .prof */
     _Atomic int measuring;                /* hp_ldv_sud_measure is timing the handler */
     uint64_t last_inner_ns;               /* ... its last run, call included */

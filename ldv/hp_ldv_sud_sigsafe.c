@@ -272,23 +272,28 @@ static int note_late(hp_ldv_span *s, long nr, const greg_t *g)
 
 /* Re-run the call from the thread itself, allowed, with the trap flag. A
  * new thread (clone with CLONE_VM) inherits the flag: its first trap is
- * recognised by the address in `clone_steps`. */
+ * recognised by the address in a slot of S.step_slot, which counts the
+ * new threads still to trap there. Address and count are one word: when
+ * they were two, a new thread's trap could take a count to 0 and then
+ * clear the address after another clone from the same call had added its
+ * count, whose thread's trap then found no slot and killed the program
+ * (SIGTRAP: bdwgc's gctest under ldv, once in a suite run). */
 static void step(ucontext_t *uc, int child_too)
 {
     greg_t *g = uc->uc_mcontext.gregs;
     uintptr_t ip = (uintptr_t)g[REG_RIP];
     if (child_too)
         for (int i = 0; i < HP_LDV_SUD_STEPS; i++) {
-            uintptr_t z = 0;
-            if (atomic_compare_exchange_strong(&S.step_ip[i], &z, ip)) {
-                atomic_fetch_add(&S.step_count[i], 1);
-                break;
-            }
-            if (z == ip) {
-                atomic_fetch_add(&S.step_count[i], 1);
-                break;
+            uint64_t v = atomic_load(&S.step_slot[i]);
+            for (;;) {
+                uint64_t want;
+                if ((v & 0xffff) == 0) want = (uint64_t)ip << 16 | 1;
+                else if (v >> 16 == ip && (v & 0xffff) != 0xffff) want = v + 1;
+                else break;   /* another call's slot: the next */
+                if (atomic_compare_exchange_weak(&S.step_slot[i], &v, want)) goto counted;
             }
         }
+counted:
     step_ip = ip;
     atomic_store(&S.selector[my_slot - 1], SEL_ALLOW);
     g[REG_RIP] = (greg_t)(ip - 2);
@@ -313,14 +318,13 @@ int hp_ldv_sud_on_trap(void *ucv)
      * after its first instruction (ret_from_fork reports no system-call
      * step), a few bytes on. */
     for (int i = 0; i < HP_LDV_SUD_STEPS; i++) {
-        uintptr_t at = atomic_load(&S.step_ip[i]);
-        if (at && ip - at <= 16 && atomic_load(&S.step_count[i]) > 0) {
-            if (atomic_fetch_sub(&S.step_count[i], 1) == 1) {
-                uintptr_t want = at;
-                atomic_compare_exchange_strong(&S.step_ip[i], &want, 0);
+        uint64_t v = atomic_load(&S.step_slot[i]);
+        while ((v & 0xffff) != 0 && ip - (uintptr_t)(v >> 16) <= 16) {
+            uint64_t want = (v & 0xffff) == 1 ? 0 : v - 1;
+            if (atomic_compare_exchange_weak(&S.step_slot[i], &v, want)) {
+                g[REG_EFL] &= ~(greg_t)TF;
+                return 1;
             }
-            g[REG_EFL] &= ~(greg_t)TF;
-            return 1;
         }
     }
     return 0;
