@@ -329,6 +329,13 @@ static inline void hp_lsame_reset(hp_lsame *st)
     st->last = NULL;
 }
 
+/* Does slot j hold the site kh, ccs, sizes? */
+static inline int hp_lsame_holds(const hp_lsame *st, unsigned j, uint32_t kh, uint32_t ccs,
+                                 uint32_t sizes)
+{
+    return st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes;
+}
+
 /* Write `r`, which fits (hp_log_fits), at `w`: a same entry where one of
  * the slots holds its stack, sizes and kind (none where the last entry's
  * run grew to take it), else a short entry; returns the words written. */
@@ -339,13 +346,10 @@ hp_log_put_short(uint64_t *w, const hp_rec *r, uint32_t period0, hp_lsame *st)
     uint64_t a = (uint64_t)r->base | top << 56;
     uint32_t kh = hp_same_kh(r), sizes = hp_log_sizes(r), ccs = r->ccs;
     unsigned j = st->hint;
-    if (!(st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes)) {
+    if (!hp_lsame_holds(st, j, kh, ccs, sizes)) {
         j = (j + 1) & (HP_SITES - 1);   /* (the next of sites made in turn) */
-        if (!(st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes)) {
-            j = 0;
-            while (j < HP_SITES && !(st->kh[j] == kh && st->ccs[j] == ccs && st->sizes[j] == sizes))
-                j++;
-        }
+        if (!hp_lsame_holds(st, j, kh, ccs, sizes))
+            for (j = 0; j < HP_SITES && !hp_lsame_holds(st, j, kh, ccs, sizes); j++) {}
     }
     if (j < HP_SITES) {
         st->hint = j;

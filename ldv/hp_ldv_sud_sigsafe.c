@@ -278,6 +278,8 @@ static int note_late(hp_ldv_span *s, long nr, const greg_t *g)
  * clear the address after another clone from the same call had added its
  * count, whose thread's trap then found no slot and killed the program
  * (SIGTRAP: bdwgc's gctest under ldv, once in a suite run). */
+#define STEP_COUNT 0xffffu   /* a step slot's low bits: the threads to come */
+
 static void step(ucontext_t *uc, int child_too)
 {
     greg_t *g = uc->uc_mcontext.gregs;
@@ -287,8 +289,8 @@ static void step(ucontext_t *uc, int child_too)
             uint64_t v = atomic_load(&S.step_slot[i]);
             for (;;) {
                 uint64_t want;
-                if ((v & 0xffff) == 0) want = (uint64_t)ip << 16 | 1;
-                else if (v >> 16 == ip && (v & 0xffff) != 0xffff) want = v + 1;
+                if ((v & STEP_COUNT) == 0) want = (uint64_t)ip << 16 | 1;
+                else if (v >> 16 == ip && (v & STEP_COUNT) != STEP_COUNT) want = v + 1;
                 else break;   /* another call's slot: the next */
                 if (atomic_compare_exchange_weak(&S.step_slot[i], &v, want)) goto counted;
             }
@@ -319,8 +321,8 @@ int hp_ldv_sud_on_trap(void *ucv)
      * step), a few bytes on. */
     for (int i = 0; i < HP_LDV_SUD_STEPS; i++) {
         uint64_t v = atomic_load(&S.step_slot[i]);
-        while ((v & 0xffff) != 0 && ip - (uintptr_t)(v >> 16) <= 16) {
-            uint64_t want = (v & 0xffff) == 1 ? 0 : v - 1;
+        while ((v & STEP_COUNT) != 0 && ip - (uintptr_t)(v >> 16) <= 16) {
+            uint64_t want = (v & STEP_COUNT) == 1 ? 0 : v - 1;
             if (atomic_compare_exchange_weak(&S.step_slot[i], &v, want)) {
                 g[REG_EFL] &= ~(greg_t)TF;
                 return 1;

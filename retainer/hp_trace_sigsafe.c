@@ -549,9 +549,11 @@ static inline void reach_later(uint32_t idx, uint64_t payload)
  * The depth-first walk pushes every object an object points to before it
  * walks any of them, so a wide object (a hash table's vector of 200,000
  * buckets) put all its children on the stack at once: ECL's hash workload
- * under mode retainer held a stack of 12.6 MB (40 bytes an item). An
- * object taken from the stack (never a root range, whose copy may not
- * outlive its scan) is scanned HP_SCAN_PIECE words at a time: the rest of
+ * under mode retainer held a stack of 12.6 MB (40 bytes an item). A range
+ * without a copy (an object from the stack, or a root range: root_range in
+ * hp_retainer_sigsafe.c walks its rest right after; never a copied range,
+ * whose copy may not outlive its scan) is scanned HP_SCAN_PIECE words at a
+ * time: the rest of
  * it goes back on the stack first, under the children this piece found,
  * which are walked before it goes on (as the collector's mark stack does
  * with large objects). The stack then holds a piece's children for each
