@@ -47,9 +47,10 @@ typedef struct hp_config {
                              page stays open for the rest of the period */
     uint64_t ldv_window;  /* window=BYTES (ldv): a collection after every BYTES
                              allocated by a thread (0: none) */
-    double ldv_budget;    /* ldv=adaptive: profiler time allowed for exact
-                             re-arming, a multiple of the program's own time
-                             (past the first second) */
+    double ldv_budget;    /* ldv=adaptive: the cost of watching allowed, a
+                             multiple of the program's own time past the floor */
+    double ldv_floor;     /* ldv=adaptive: the allowance's first part, seconds
+                             (floor=, default 0.5) */
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
                              (syscalls=dispatch, the default); 0: only the
                              interposed C library calls (syscalls=wrappers) */

@@ -248,6 +248,21 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
     }
 }
 
+void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period)
+{
+    for (size_t i = 0; i < n; i++) {
+        hp_rec *r = &recs[i];
+        /* (Made in the period: its creation period is never watched.) */
+        if (r->granted == 0 || r->birth >= period) continue;
+        uint32_t *wp = hp_ldv_word_at(r, i);
+        uint32_t w = *wp;
+        if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
+        r->flags |= HP_REC_UNWATCHED;
+        if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
+            *wp = ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD;
+    }
+}
+
 /* Is there nothing left to learn on [page, page + HP_PAGE) this period?
  * Every indexed object on it is used this period (or INHERENT_USE, or its
  * record no longer the one indexed): a later access there can find no
@@ -511,12 +526,20 @@ void hp_ldv_warnings(hp_buf *b)
                       "fault, so later first uses of its other objects are not seen; the "
                       "default policy (ldv=adaptive) or ldv=precise sees them, at more cost");
     } else if (hp_ldv.repeat && past) {
-        hp_buf_str(b, "the policy's fault budget was spent at ");
+        hp_buf_str(b, "the policy's budget was spent at ");
         hp_buf_fixed(b, (double)past / 1e9, 2);
         hp_buf_str(b, " s of the program's time, and pages were left open from then on "
-                      "before their objects were seen used; a larger budget (budget=X: 0.5 s "
-                      "plus X times the program's time in fault handlers, default 0.3; "
-                      "heapprof --budget=X) or ldv=precise sees more, at more cost");
+                      "before their objects were seen used");
+        if (hp_ldv.rested) {
+            hp_buf_str(b, " (");
+            hp_buf_u64(b, hp_ldv.rested);
+            hp_buf_str(b, " of ");
+            hp_buf_u64(b, hp_ldv.rested + hp_ldv.passes);
+            hp_buf_str(b, " periods not watched at all)");
+        }
+        hp_buf_str(b, "; a larger budget (budget=X: what watching may cost, floor= seconds, "
+                      "default 0.5, plus X times the program's time, default 0.3; heapprof "
+                      "--budget=X --floor=S) or ldv=precise sees more, at more cost");
     } else if (hp_ldv.repeat) {
         hp_buf_str(b, "the policy left pages open after faults that found no new use, "
                       "before their other objects were seen used; repeat=16 (heapprof "
@@ -597,6 +620,14 @@ void hp_ldv_write_prof(int fd)
     }
     line_u64("  censuses", ncensus);
     line_u64("  protect passes", hp_ldv.passes);
+    line_u64("  periods rested past the budget", hp_ldv.rested);
+    {
+        uint64_t allow = 0;
+        uint64_t spent = hp_ldv_watch_cost(&allow, NULL);
+        line_u64("  watching cost (ms)", spent / 1000000);
+        if (hp_ldv.repeat && hp_ldv.budget_ratio > 0)
+            line_u64("  watching allowance (ms)", allow / 1000000);
+    }
     if (hp_rt.cfg.ldv_window) {
         /* (window=: reads soon after an object is made are watched) */
         hp_buf_str(&out, "  window collections        ");
@@ -618,6 +649,8 @@ void hp_ldv_write_prof(int fd)
     line_u64("  runs protected (most)", hp_ldv.max_runs);
     line_u64("  faults", atomic_load(&hp_ldv.faults));
     line_u64("  a fault in the kernel (ns, measured)", hp_ldv_trap_.fault_ns);
+    line_u64("  a page's first touch after a protection change (ns, measured)",
+             hp_ldv_trap_.retouch_ns);
     line_u64("  collector faults", atomic_load(&hp_ldv.gc_faults));
     line_u64("  faults on objects used already", atomic_load(&hp_ldv.stale_faults));
     line_u64("  faults initialising new objects", atomic_load(&hp_ldv.init_faults));

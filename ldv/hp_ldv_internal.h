@@ -129,9 +129,12 @@ typedef struct hp_ldv_state {
     unsigned repeat;                /* adaptive: fruitless faults before a page
                                        stays open; 0 = never (precise) */
     /* Adaptive: exact re-arming (a page's fruitless faults offset by the
-     * new uses found on it) while the profiler's time stays within
+     * new uses found on it) while the handlers' time stays within
      * budget_floor_ns + budget_ratio x the program's own time; past it,
-     * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c). */
+     * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c);
+     * a pass that finds the whole cost of watching past it protects
+     * nothing (hp_ldv_prot.c, Note [Resting past the budget]).
+     * budget_ratio 0 (budget=0): no budget. */
     double budget_ratio;
     uint64_t budget_floor_ns;
     _Atomic int within_budget;      /* 1 while the credit may be spent */
@@ -177,6 +180,10 @@ typedef struct hp_ldv_state {
     uint64_t inherent_objects;
     uint64_t index_ns, protect_ns, open_ns;   /* time in the passes */
     uint64_t index_whole;           /* passes that built the index whole (not updated) */
+    uint64_t rested;                /* periods rested past the budget (Note [Resting
+                                       past the budget], hp_ldv_prot.c) */
+    uint64_t pages_protected_all;   /* pages protected, summed over the passes */
+    int resting;                    /* the period now running is rested */
 } hp_ldv_state;
 
 extern hp_ldv_state hp_ldv;
@@ -464,6 +471,17 @@ int hp_ldv_page_settled(uintptr_t page);
  * later clears it). Called at the collection's start, for the pages opened
  * in the period (opened_vec). */
 void hp_ldv_span_unwatched(uintptr_t lo, uintptr_t hi);
+/* The same for every record of the table (recs[0, n)) made before
+ * `period`: the period ending now was rested, no page protected in it
+ * (hp_ldv_prot.c, Note [Resting past the budget]). Owner, at the
+ * collection's start. */
+void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period);
+/* What watching has cost so far (fault handlers with the kernel's part,
+ * the passes, the opens at collections, the first touches after them),
+ * and, in *allow_ns, the budget's allowance at the program's time so far
+ * (*mut_ns, the touches taken out). Owner (hp_ldv_prot.c, Note [Resting
+ * past the budget]). */
+uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns);
 /* opened_vec's bits: heapprof opened the page for the rest of the period;
  * the page's objects not yet used were marked unwatched, for an opening
  * while other threads ran (hp_ldv_trap_sigsafe.c). */
@@ -491,6 +509,9 @@ typedef struct hp_ldv_trap_state {
     sigset_t handler_mask;
     _Atomic uintptr_t calib_page;   /* heapprof's page faulted on at start-up */
     uint64_t fault_ns;              /* a fault's cost in the kernel, measured there */
+    uint64_t retouch_ns;            /* a page's first touch after its protection was
+                                       changed, less a touch of a page whose protection
+                                       was not (Note [Resting past the budget]) */
 } hp_ldv_trap_state;
 extern hp_ldv_trap_state hp_ldv_trap_;
 void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv);

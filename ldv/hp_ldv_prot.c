@@ -129,6 +129,14 @@ void hp_ldv_collection_start(void)
     atomic_store(&hp_ldv.collecting, 1);
     unsigned spins = 0;   /* handlers never block */
     while (atomic_load(&hp_ldv.handlers) != 0) hp_ldv_pause(&spins);
+    /* A rested period ends (Note [Resting past the budget]): no page was
+     * protected in it, so no use of an object made before it was seen. */
+    if (hp_ldv.resting) {
+        size_t len;
+        hp_rec *recs = hp_shadow_table(&len);
+        hp_ldv_all_unwatched(recs, len, atomic_load(&hp_rt.period));
+        hp_ldv.resting = 0;
+    }
     /* The pages opened for the rest of the period that ends here: their
      * objects not used in it may have had uses no fault saw (marked
      * unwatched; done here, not in the handlers, which stay short). */
@@ -344,6 +352,48 @@ static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], 
     return (hi - lo) >> HP_PAGE_SHIFT;
 }
 
+/* Note [Resting past the budget]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Under the adaptive policy the fault handlers keep to a budget (floor=,
+ * 0.5 s, plus budget= times the program's own time,
+ * hp_ldv_trap_sigsafe.c): past it, a fault that finds nothing new opens
+ * the page's group for the rest of the period. That bounds the handlers,
+ * not what watching costs as a whole: every pass still protects every
+ * page, and every page the program touches still takes a fault first.
+ * And a machine can charge for a page whose protection changed at its
+ * next touch, in the program's own time: on the 2-CPU VM of 2026-11-29
+ * (a hypervisor that shadows the page tables) 3-5 us a page, where a
+ * fault costs 14 us in the kernel; the collector's marking, which reads
+ * every page the collection's start opened, took 3.8 s under ldv on
+ * trees.c depth 18 against 1.2 s under cc. There, Crystal's work.cr at
+ * n=200000 (44 passes of 14,000 pages, 77,000 faults, 80% of DRAG and
+ * VOID uncertain anyway) ran 6.5-9.3 s against 1.0 s plain.
+ *
+ * So a pass first weighs the whole cost of watching so far
+ * (hp_ldv_watch_cost) -- the handlers (with the kernel's part of each
+ * fault), the passes, the opens at collections, and a first touch
+ * (measured at start-up, hp_ldv_trap.c) for every page protected,
+ * moved from the program's clock to this side -- against the same
+ * allowance. Past it, the pass protects nothing: the period rests. The
+ * index is still updated (the next pass that protects updates it in
+ * turn), but no run is published, so no handler looks at it. Its
+ * objects' uses go unseen, so when it ends (the next collection's start)
+ * every record made before it and not used in it is marked unwatched,
+ * as the pages opened for the rest of a period are
+ * (hp_ldv_all_unwatched): the .prof counts their DRAG and VOID as
+ * uncertain. The allowance grows with the program's time, so watching
+ * resumes, a period now and then, and costs about budget= times the
+ * program's time in all. ldv=precise and ldv=page never rest, nor
+ * budget=0 (no budget). */
+static int rest_now(uint64_t *mut_out)
+{
+    if (!hp_ldv.repeat || !(hp_ldv.budget_ratio > 0)) return 0;
+    uint64_t allow, mut;
+    uint64_t spent = hp_ldv_watch_cost(&allow, &mut);
+    *mut_out = mut ? mut : 1;
+    return spent > allow;
+}
+
 void hp_ldv_protect(void)
 {
     if (!hp_ldv.active) return;
@@ -366,6 +416,8 @@ void hp_ldv_protect(void)
         index_valid = 0;
         return;
     }
+    uint64_t mut;
+    int rest = rest_now(&mut);
     if (hp_ldv_gc_pages_executable)
         hp_ldv_open_prot = PROT_READ | PROT_WRITE |
                            (hp_ldv_gc_pages_executable() ? PROT_EXEC : 0);
@@ -525,6 +577,23 @@ void hp_ldv_protect(void)
     remap_open = 0;
     index_n = n;
     first[nr] = (uint32_t)n;
+    if (rest) {
+        /* The index is kept up to date (the next pass updates it); no page
+         * is protected, so no handler looks at it. */
+        uint64_t zero = 0;
+        atomic_compare_exchange_strong(&hp_ldv.budget_first_ns, &zero, mut);
+        hp_ldv.resting = 1;
+        hp_ldv.rested++;
+        hp_ldv.ents = e;
+        hp_ldv.nents = n;
+        hp_ldv.used_bits = bits;
+        hp_ldv.runs = runs;
+        hp_ldv.nruns = 0;
+        hp_ldv.lo = hp_ldv.hi = 0;
+        atomic_store(&hp_ldv.collecting, 0);
+        hp_ldv.index_ns += hp_mono_ns() - t0;
+        return;
+    }
     /* The map-entry budget: half of what the kernel has left (read again
      * at once when heapprof gave way to the program's map calls). */
     uint64_t now = hp_coarse_ns();
@@ -622,6 +691,7 @@ void hp_ldv_protect(void)
     hp_sys_sigmask(SIG_SETMASK, &old, NULL);
     hp_ldv.passes++;
     hp_ldv.pages_protected = pages;
+    hp_ldv.pages_protected_all += pages;
     hp_ldv.runs_protected = nr;
     if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
     hp_ldv.index_ns += t1 - t0;

@@ -5,6 +5,7 @@
  * fruitless faults, and system-call buffers in flight. Async-signal-safe. */
 #include "core/hp_sys.h"
 #include "ldv/hp_ldv_internal.h"
+#include "core/hp_rt.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -352,4 +353,21 @@ int hp_ldv_inflight_begin(uintptr_t p, size_t n)
 void hp_ldv_inflight_end(int slot)
 {
     if (slot >= 0) atomic_store(&slots[slot].lo, 0);
+}
+
+/* (hp_ldv_prot.c, Note [Resting past the budget]; here because the
+ * exit's report reads it too, from any context.) */
+uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns)
+{
+    uint64_t now = hp_rt_raw_mono_ns(), ex = hp_rt_excluded();
+    uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
+    uint64_t mut = since > ex ? since - ex : 0;
+    /* (The touches after the changes are in the program's clock: moved.) */
+    uint64_t touches = hp_ldv.pages_protected_all * hp_ldv_trap_.retouch_ns;
+    mut = mut > touches ? mut - touches : 0;
+    if (mut_ns) *mut_ns = mut;
+    if (allow_ns)
+        *allow_ns = hp_ldv.budget_floor_ns + (uint64_t)(hp_ldv.budget_ratio * (double)mut);
+    return atomic_load(&hp_rt.handler_ns) + hp_ldv.index_ns + hp_ldv.protect_ns +
+           hp_ldv.open_ns + touches;
 }

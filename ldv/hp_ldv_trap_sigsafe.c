@@ -103,7 +103,7 @@ static int is_collector(uintptr_t pc)
 static int within_budget(void)
 {
     int in = atomic_load_explicit(&hp_ldv.within_budget, memory_order_relaxed);
-    if (!hp_ldv.budget_floor_ns || tt.budget_tick++ % 32) return in;
+    if (!(hp_ldv.budget_ratio > 0) || tt.budget_tick++ % 32) return in;
     uint64_t now = hp_rt_raw_mono_ns(), ex = hp_rt_excluded();
     uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
     uint64_t mut = since > ex ? since - ex : 0;

@@ -501,6 +501,41 @@ class Ldv(hptest.ProfileTest):
         self.assertGreater(excess, 0)   # (the groups did hide uses)
         self.assertLessEqual(excess, unsure * 1.001 + 0.001, (excess, unc))
 
+    def test_rested_periods_are_uncertain(self):
+        # Past the budget, counting every cost of watching (the passes and
+        # what the machine charges after them as well as the handlers), a
+        # pass protects nothing: the period rests (ldv/hp_ldv_prot.c, Note
+        # [Resting past the budget]). With no floor and almost no budget,
+        # every pass after the first rests, so the walk of the tree left
+        # alone is never seen: what precise mode calls LAG and DRAG shows
+        # as VOID here, and all of it must be counted uncertain, census by
+        # census as in the test above; the live bytes are precise's.
+        runs = {}
+        for policy in ("ldv=precise", "budget=0.001,floor=0"):
+            r, hp, prof = self.profile(["ldv_patterns", "tree"],
+                                       heapprof="ldv,interval=0," + policy)
+            self.assertIn("done 1", r.stdout)
+            runs[policy] = (hp.samples, prof, r.stderr)
+        exact, _, _ = runs["ldv=precise"]
+        got, prof, err = runs["budget=0.001,floor=0"]
+        self.assertEqual(int(prof_field(prof, "protect passes")), 1, prof[-2500:])
+        self.assertGreaterEqual(int(prof_field(prof, "periods rested past the budget")), 1)
+        self.assertIn("periods not watched at all", err)
+        self.assertEqual(len(got), len(exact))
+        self.assertEqual([sum(smp.values()) for _, smp in got],
+                         [sum(smp.values()) for _, smp in exact])
+        self.assertGreater(sum(smp.get("LAG", 0) for _, smp in exact), 0)
+        self.assertEqual(sum(smp.get("LAG", 0) + smp.get("USE", 0) for _, smp in got), 0)
+        unc = self.uncertain(prof)
+        excess = 0.0
+        for k in range(1, len(got)):
+            dt = got[k][0] - got[k - 1][0]
+            for band in ("VOID", "DRAG"):
+                excess += max(0, got[k][1].get(band, 0) - exact[k][1].get(band, 0)) * dt
+        unsure = unc["VOID"][1] + unc["DRAG"][1]
+        self.assertGreater(excess, 0)
+        self.assertLessEqual(excess, unsure * 1.001 + 0.001, (excess, unc))
+
     def test_page_only_misses_uses(self):
         got, prof = self.truth_run("page")
         want = expected_bands()

@@ -326,6 +326,14 @@ Test(config, ldv_policy)
     cr_assert(c.ldv_budget > 2.49 && c.ldv_budget < 2.51);
     parse_bad("ldv,budget=x", "'budget=x'", "multiple of the program's own time", NULL);
     parse_bad("ldv,budget=2000", "'budget=2000'", "from 0 to 1000", NULL);
+    /* floor=: the budget's first part, seconds. */
+    cr_assert(c.ldv_floor > 0.499 && c.ldv_floor < 0.501);   /* the default */
+    c = parse_ok("ldv,floor=0");
+    cr_assert_eq(c.ldv_floor, 0.0);
+    c = parse_ok("ldv,floor=0.1");
+    cr_assert(c.ldv_floor > 0.099 && c.ldv_floor < 0.101);
+    parse_bad("ldv,floor=x", "'floor=x'", "seconds such as 0.5", NULL);
+    parse_bad("ldv,floor=4000", "'floor=4000'", "from 0 to 3600", NULL);
     /* window=: mode ldv, bytes between its collections. */
     cr_assert_eq(c.ldv_window, 0);   /* (the default: none) */
     c = parse_ok("ldv,window=64K");
