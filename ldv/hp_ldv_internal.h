@@ -183,6 +183,10 @@ typedef struct hp_ldv_state {
     uint64_t rested;                /* periods rested past the budget (Note [Resting
                                        past the budget], hp_ldv_prot.c) */
     uint64_t pages_protected_all;   /* pages protected, summed over the passes */
+    /* Published by the owner after each pass and open, for the handlers'
+     * budget (hp_ldv_watch_cost): the passes' and opens' time with the
+     * first touches of the pages protected, and those touches alone. */
+    _Atomic uint64_t pass_cost_ns, touch_ns;
     int resting;                    /* the period now running is rested */
 } hp_ldv_state;
 

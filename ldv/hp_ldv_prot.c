@@ -119,6 +119,15 @@ static void block_signals(sigset_t *old)
 }
 
 /* ---- Collector-callback code (lock held): no malloc, no GC heap. ---- */
+/* The passes' cost, for the handlers' budget (hp_ldv_watch_cost). */
+static void publish_cost(void)
+{
+    uint64_t touches = hp_ldv.pages_protected_all * hp_ldv_trap_.retouch_ns;
+    atomic_store(&hp_ldv.touch_ns, touches);
+    atomic_store(&hp_ldv.pass_cost_ns,
+                 hp_ldv.index_ns + hp_ldv.protect_ns + hp_ldv.open_ns + touches);
+}
+
 void hp_ldv_collection_start(void)
 {
     if (!hp_ldv.active) return;
@@ -167,6 +176,7 @@ void hp_ldv_collection_start(void)
     atomic_store(&hp_ldv.opening, 0);
     hp_sys_sigmask(SIG_SETMASK, &old, NULL);
     hp_ldv.open_ns += hp_mono_ns() - t0;
+    publish_cost();
 }
 
 /* Note [Kept bits]
@@ -592,6 +602,7 @@ void hp_ldv_protect(void)
         hp_ldv.lo = hp_ldv.hi = 0;
         atomic_store(&hp_ldv.collecting, 0);
         hp_ldv.index_ns += hp_mono_ns() - t0;
+        publish_cost();
         return;
     }
     /* The map-entry budget: half of what the kernel has left (read again
@@ -696,6 +707,7 @@ void hp_ldv_protect(void)
     if (nr > hp_ldv.max_runs) hp_ldv.max_runs = nr;
     hp_ldv.index_ns += t1 - t0;
     hp_ldv.protect_ns += hp_mono_ns() - t1;
+    publish_cost();
     /* The handlers' clock, and the kernel's part of a dispatched call
      * (once, now that dispatch is armed: signals are this thread's again). */
     hp_rt_clock_calibrate();

@@ -363,11 +363,11 @@ uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns)
     uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
     uint64_t mut = since > ex ? since - ex : 0;
     /* (The touches after the changes are in the program's clock: moved.) */
-    uint64_t touches = hp_ldv.pages_protected_all * hp_ldv_trap_.retouch_ns;
+    uint64_t touches = atomic_load_explicit(&hp_ldv.touch_ns, memory_order_relaxed);
     mut = mut > touches ? mut - touches : 0;
     if (mut_ns) *mut_ns = mut;
     if (allow_ns)
         *allow_ns = hp_ldv.budget_floor_ns + (uint64_t)(hp_ldv.budget_ratio * (double)mut);
-    return atomic_load(&hp_rt.handler_ns) + hp_ldv.index_ns + hp_ldv.protect_ns +
-           hp_ldv.open_ns + touches;
+    return atomic_load_explicit(&hp_rt.handler_ns, memory_order_relaxed) +
+           atomic_load_explicit(&hp_ldv.pass_cost_ns, memory_order_relaxed);
 }

@@ -96,19 +96,18 @@ static int is_collector(uintptr_t pc)
            hp_tls.depth > 0;
 }
 
-/* Adaptive: is the time in fault handlers still within the budget for
- * exact re-arming (hp_ldv_state)? Looked at every 32nd fault of a thread
- * (a clock read is a system call here). The budget grows with the
- * program's time, so a run past it comes back under it. */
+/* Adaptive: is what watching has cost still within the budget for
+ * exact re-arming (hp_ldv_state)? The handlers and the passes (with the
+ * touches after them), as a pass weighs it (hp_ldv_watch_cost; Note
+ * [Resting past the budget], hp_ldv_prot.c). Looked at every 32nd fault
+ * of a thread (a clock read is a system call here). The budget grows
+ * with the program's time, so a run past it comes back under it. */
 static int within_budget(void)
 {
     int in = atomic_load_explicit(&hp_ldv.within_budget, memory_order_relaxed);
     if (!(hp_ldv.budget_ratio > 0) || tt.budget_tick++ % 32) return in;
-    uint64_t now = hp_rt_raw_mono_ns(), ex = hp_rt_excluded();
-    uint64_t since = now > hp_rt.start_ns ? now - hp_rt.start_ns : 0;
-    uint64_t mut = since > ex ? since - ex : 0;
-    double spent = (double)atomic_load_explicit(&hp_rt.handler_ns, memory_order_relaxed);
-    int now_in = spent <= (double)hp_ldv.budget_floor_ns + hp_ldv.budget_ratio * (double)mut;
+    uint64_t allow, mut;
+    int now_in = hp_ldv_watch_cost(&allow, &mut) <= allow;
     if (now_in != in) {
         atomic_store(&hp_ldv.within_budget, now_in);
         uint64_t zero = 0;
