@@ -129,12 +129,12 @@ typedef struct hp_ldv_state {
     unsigned repeat;                /* adaptive: fruitless faults before a page
                                        stays open; 0 = never (precise) */
     /* Adaptive: exact re-arming (a page's fruitless faults offset by the
-     * new uses found on it) while the handlers' time stays within
-     * budget_floor_ns + budget_ratio x the program's own time; past it,
-     * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c);
-     * a pass that finds the whole cost of watching past it protects
-     * nothing (hp_ldv_prot.c, Note [Resting past the budget]).
-     * budget_ratio 0 (budget=0): no budget. */
+     * new uses found on it) while the cost of watching (hp_ldv_watch_cost)
+     * stays within budget_floor_ns + budget_ratio x the program's own
+     * time; past it, `repeat` fruitless faults leave a page open
+     * (hp_ldv_trap_sigsafe.c), and a pass protects nothing (hp_ldv_prot.c,
+     * Note [Resting past the budget]). budget_ratio 0 (budget=0): no
+     * budget. */
     double budget_ratio;
     uint64_t budget_floor_ns;
     _Atomic int within_budget;      /* 1 while the credit may be spent */
@@ -483,8 +483,8 @@ void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period);
 /* What watching has cost so far (fault handlers with the kernel's part,
  * the passes, the opens at collections, the first touches after them),
  * and, in *allow_ns, the budget's allowance at the program's time so far
- * (*mut_ns, the touches taken out). Owner (hp_ldv_prot.c, Note [Resting
- * past the budget]). */
+ * (*mut_ns, the touches taken out). Any context: reads only what the owner
+ * published (hp_ldv_prot.c, Note [Resting past the budget]). */
 uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns);
 /* opened_vec's bits: heapprof opened the page for the rest of the period;
  * the page's objects not yet used were marked unwatched, for an opening

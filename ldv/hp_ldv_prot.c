@@ -367,9 +367,10 @@ static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], 
  * Under the adaptive policy the fault handlers keep to a budget (floor=,
  * 0.5 s, plus budget= times the program's own time,
  * hp_ldv_trap_sigsafe.c): past it, a fault that finds nothing new opens
- * the page's group for the rest of the period. That bounds the handlers,
- * not what watching costs as a whole: every pass still protects every
- * page, and every page the program touches still takes a fault first.
+ * the page's group for the rest of the period. Until 2026-11-29 the
+ * budget weighed the handlers' time alone, and bounded nothing else:
+ * every pass still protected every page, and every page the program
+ * touched still took a fault first.
  * And a machine can charge for a page whose protection changed at its
  * next touch, in the program's own time: on the 2-CPU VM of 2026-11-29
  * (a hypervisor that shadows the page tables) 3-5 us a page, where a
@@ -379,12 +380,14 @@ static size_t protect_run(uintptr_t lo, uintptr_t hi, const uintptr_t (*fl)[2], 
  * n=200000 (44 passes of 14,000 pages, 77,000 faults, 80% of DRAG and
  * VOID uncertain anyway) ran 6.5-9.3 s against 1.0 s plain.
  *
- * So a pass first weighs the whole cost of watching so far
+ * So the budget weighs the whole cost of watching so far
  * (hp_ldv_watch_cost) -- the handlers (with the kernel's part of each
  * fault), the passes, the opens at collections, and a first touch
  * (measured at start-up, hp_ldv_trap.c) for every page protected,
  * moved from the program's clock to this side -- against the same
- * allowance. Past it, the pass protects nothing: the period rests. The
+ * allowance: the handlers at every 32nd fault (the owner publishes the
+ * passes' part after each pass and open), and each pass before it
+ * protects. Past it, the pass protects nothing: the period rests. The
  * index is still updated (the next pass that protects updates it in
  * turn), but no run is published, so no handler looks at it. Its
  * objects' uses go unseen, so when it ends (the next collection's start)
