@@ -216,6 +216,22 @@ static inline int entry_used(size_t i)
     return b && ((__atomic_load_n(&b[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1);
 }
 
+/* The object of r (its LDV word at wp), not used in `period`, may have
+ * had a use no fault saw: marked unwatched (a use recorded later clears
+ * the mark); never used yet, its word keeps the first period its LAG is
+ * uncertain from (a use racing this is kept: the exchange fails on its
+ * word). INHERENT_USE objects are left alone. */
+static inline void unwatch(hp_rec *r, uint32_t *wp, uint32_t period)
+{
+    uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+    if ((w & HP_LDV_INHERENT) || used_in(w, period)) return;
+    if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
+        __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+    if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
+        __atomic_compare_exchange_n(wp, &w, ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD, 0,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
 {
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
@@ -235,16 +251,7 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
         if (entry_used(i)) continue;
         hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])];
         if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
-        uint32_t *wp = hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i]));
-        uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
-        if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
-        if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
-            __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
-        /* Never used yet: the first period its LAG is uncertain from (a
-         * use racing this is kept: the exchange fails on its word). */
-        if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
-            __atomic_compare_exchange_n(wp, &w, ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD, 0,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        unwatch(r, hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i])), period);
     }
 }
 
@@ -254,12 +261,7 @@ void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period)
         hp_rec *r = &recs[i];
         /* (Made in the period: its creation period is never watched.) */
         if (r->granted == 0 || r->birth >= period) continue;
-        uint32_t *wp = hp_ldv_word_at(r, i);
-        uint32_t w = *wp;
-        if ((w & HP_LDV_INHERENT) || used_in(w, period)) continue;
-        r->flags |= HP_REC_UNWATCHED;
-        if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
-            *wp = ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD;
+        unwatch(r, hp_ldv_word_at(r, i), period);
     }
 }
 

@@ -477,6 +477,21 @@ class Ldv(hptest.ProfileTest):
         # goes with the failure, to tell why.)
         self.assertGreater(lags["page"][1], 0.0, profs["page"].split("Lag, drag, void, use")[-1])
 
+    def assert_excess_uncertain(self, got, exact, prof):
+        """Census by census, the VOID and DRAG bytes of `got` beyond
+        precise mode's (`exact`: uses it missed), weighted by the period
+        each census ends as the .prof weighs them, are more than nothing
+        and at most the .prof's uncertain byte-seconds."""
+        unc = self.uncertain(prof)
+        excess = 0.0
+        for k in range(1, len(got)):
+            dt = got[k][0] - got[k - 1][0]
+            for band in ("VOID", "DRAG"):
+                excess += max(0, got[k][1].get(band, 0) - exact[k][1].get(band, 0)) * dt
+        unsure = unc["VOID"][1] + unc["DRAG"][1]
+        self.assertGreater(excess, 0)
+        self.assertLessEqual(excess, unsure * 1.001 + 0.001, (excess, unc))
+
     def test_past_the_budget_groups_are_uncertain(self):
         # Past the budget (budget=0: from the start), a fault that finds no
         # new use opens its page's aligned group of 16 pages for the rest
@@ -495,15 +510,7 @@ class Ldv(hptest.ProfileTest):
         self.assertGreater(int(prof_field(prof, "with their group of 16 (64 KiB)")), 0,
                            prof[-2500:])
         self.assertEqual(len(got), len(exact))
-        unc = self.uncertain(prof)
-        excess = 0.0
-        for k in range(1, len(got)):
-            dt = got[k][0] - got[k - 1][0]
-            for band in ("VOID", "DRAG"):
-                excess += max(0, got[k][1].get(band, 0) - exact[k][1].get(band, 0)) * dt
-        unsure = unc["VOID"][1] + unc["DRAG"][1]
-        self.assertGreater(excess, 0)   # (the groups did hide uses)
-        self.assertLessEqual(excess, unsure * 1.001 + 0.001, (excess, unc))
+        self.assert_excess_uncertain(got, exact, prof)   # (the groups did hide uses)
 
     def test_rested_periods_are_uncertain(self):
         # Past the budget, counting every cost of watching (the passes and
@@ -530,15 +537,7 @@ class Ldv(hptest.ProfileTest):
                          [sum(smp.values()) for _, smp in exact])
         self.assertGreater(sum(smp.get("LAG", 0) for _, smp in exact), 0)
         self.assertEqual(sum(smp.get("LAG", 0) + smp.get("USE", 0) for _, smp in got), 0)
-        unc = self.uncertain(prof)
-        excess = 0.0
-        for k in range(1, len(got)):
-            dt = got[k][0] - got[k - 1][0]
-            for band in ("VOID", "DRAG"):
-                excess += max(0, got[k][1].get(band, 0) - exact[k][1].get(band, 0)) * dt
-        unsure = unc["VOID"][1] + unc["DRAG"][1]
-        self.assertGreater(excess, 0)
-        self.assertLessEqual(excess, unsure * 1.001 + 0.001, (excess, unc))
+        self.assert_excess_uncertain(got, exact, prof)
 
     def test_page_only_misses_uses(self):
         got, prof = self.truth_run("page")
