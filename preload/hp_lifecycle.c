@@ -127,8 +127,12 @@ static int started_by_profiled_process(void)
 {
     Dl_info self;
     if (!dladdr((void *)started_by_profiled_process, &self) || !self.dli_fname) return 0;
-    const char *name = strrchr(self.dli_fname, '/');
-    name = name ? name + 1 : self.dli_fname;
+    const char *base = strrchr(self.dli_fname, '/');
+    base = base ? base + 1 : self.dli_fname;
+    /* A whole file name at a line's end: "/c.so" alone would also match
+     * the parent's libc.so.6. */
+    char name[512];
+    if (snprintf(name, sizeof name, "/%s\n", base) >= (int)sizeof name) return 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
     int fd = hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
