@@ -679,6 +679,7 @@ void hp_ldv_write_prof(int fd)
     line_u64("    first uses they saw", atomic_load(&hp_ldv.burst_uses));
     line_u64("    protected pages read through the descriptor", atomic_load(&hp_ldv.burst_peeks));
     line_u64("  emulated without opening the page", atomic_load(&hp_ldv_peek_.peeks));
+    line_u64("    the descriptor's identity checked", atomic_load(&hp_ldv_peek_.identity_checks));
     line_u64("    of them while other threads ran", atomic_load(&hp_ldv_peek_.shared_peeks));
     line_u64("  opened for one instruction while other threads ran", atomic_load(&hp_ldv.shared_opens));
     line_u64("  uses recorded", atomic_load(&hp_ldv.uses));

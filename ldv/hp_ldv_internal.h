@@ -424,6 +424,12 @@ typedef struct hp_ldv_peek_state {
     _Atomic int lock;
     _Atomic int opening;
     _Atomic uint64_t shared_peeks;   /* peeks while other threads ran (.prof) */
+    /* The descriptor's identity was checked at the last protect pass and
+     * nothing could have changed it since (hp_ldv_peek_sigsafe.c, Note
+     * [Trusting the descriptor]); `never`: not again in this process. */
+    _Atomic int trusted, never;
+    _Atomic int dispatched;   /* system call dispatch is armed (hp_ldv_sud_arm) */
+    _Atomic uint64_t identity_checks;   /* (for tests: fstat calls made) */
 } hp_ldv_peek_state;
 extern hp_ldv_peek_state hp_ldv_peek_;
 void hp_ldv_peek_open(void);   /* at start-up and in a forked child */
@@ -435,6 +441,13 @@ void hp_ldv_peek_recheck(void);
 void hp_ldv_peek_creating(int phase);
 /* The descriptor, when it may be used now; else -1. Handler-safe. */
 int hp_ldv_peek_fd(void);
+/* Something may have closed or replaced a descriptor (a dispatched close,
+ * close_range, dup2 or dup3; a thread let through undispatched): check the
+ * peek descriptor's identity again before its next use. `forever`: a call
+ * that can close descriptors out of sight (io_uring): always check. */
+void hp_ldv_peek_distrust(int forever);
+/* System call dispatch armed (1) or not (0): hp_ldv_sud_arm. */
+void hp_ldv_peek_dispatch(int on);
 /* Around an emulation through the descriptor of an access at addr (on a
  * page heapprof protected): 1 when it may go ahead (then
  * hp_ldv_peek_end), 0 when the page may be open now or is being opened

@@ -51,6 +51,7 @@ void hp_ldv_peek_open(void)
      * never ends here.) */
     atomic_store(&hp_ldv_peek_.lock, 0);
     atomic_store(&hp_ldv_peek_.opening, 0);
+    atomic_store(&hp_ldv_peek_.trusted, 0);   /* (until a pass checks the new one) */
     atomic_store(&hp_ldv_peek_.solo_gen, atomic_load(&hp_ldv_peek_.gen) ^ 1);   /* until a count */
     int fd = hp_sys_open("/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
     if (fd < 0) return;

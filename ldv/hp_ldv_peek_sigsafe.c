@@ -51,16 +51,57 @@
 
 hp_ldv_peek_state hp_ldv_peek_;
 
+/* Note [Trusting the descriptor]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The descriptor's identity (fstat: device and inode) was checked before
+ * every fault's use of it: a system call, 1.2 us on the paravirtual VM of
+ * 2026-11-29, a twentieth of a fault there. It need not be checked again
+ * while nothing can have closed or replaced it since the last check. A
+ * number changes what it stands for only once it is freed -- close,
+ * close_range, dup2 or dup3 onto it, or io_uring's close done by the
+ * kernel on the program's behalf -- and so the last check stands
+ * ("trusted") while:
+ *   - the program runs one thread (hp_ldv_peek_solo: counted at each pass
+ *     from the kernel's own figure, and false from any thread creation
+ *     until the next count), libgc's markers aside (they never close a
+ *     descriptor);
+ *   - system call dispatch is armed, so that each system call of that
+ *     thread made outside heapprof's text is seen before the kernel runs
+ *     it (hp_ldv_sud_sigsafe.c), and none of them was of the kinds above
+ *     (each drops the trust before it runs: hp_ldv_peek_distrust); a
+ *     thread let through undispatched (around exec*, a stepped clone or
+ *     vfork) drops it too; io_uring drops it for good (a kernel thread may
+ *     close a descriptor for it with no system call of the program's);
+ *   - heapprof's own text, whose calls are not dispatched, never closes
+ *     the descriptor.
+ * The check is made again at each protect pass (hp_ldv_peek_recheck),
+ * which restores the trust if the thread count and the identity agree;
+ * otherwise every use checks, as before. */
+static int identity_ok(int fd)
+{
+    struct stat st;
+    atomic_fetch_add_explicit(&hp_ldv_peek_.identity_checks, 1, memory_order_relaxed);
+    return HP_SYS6(SYS_fstat, fd, &st, 0, 0, 0, 0) == 0 &&
+           (uint64_t)st.st_dev == hp_ldv_peek_.dev && (uint64_t)st.st_ino == hp_ldv_peek_.ino;
+}
+
 int hp_ldv_peek_fd(void)
 {
     const volatile uint64_t *tok = hp_ldv_peek_.token;
     if (!tok || *tok != HP_LDV_PEEK_MAGIC) return -1;   /* not set up, or a child */
     int fd = hp_ldv_peek_.fd;
-    struct stat st;
-    if (HP_SYS6(SYS_fstat, fd, &st, 0, 0, 0, 0) != 0 ||
-        (uint64_t)st.st_dev != hp_ldv_peek_.dev || (uint64_t)st.st_ino != hp_ldv_peek_.ino)
-        return -1;
-    return fd;
+    if (atomic_load(&hp_ldv_peek_.trusted) && atomic_load(&hp_ldv_peek_.dispatched) &&
+        hp_ldv_peek_solo())
+        return fd;
+    return identity_ok(fd) ? fd : -1;
+}
+
+void hp_ldv_peek_dispatch(int on) { atomic_store(&hp_ldv_peek_.dispatched, on); }
+
+void hp_ldv_peek_distrust(int forever)
+{
+    if (forever) atomic_store(&hp_ldv_peek_.never, 1);
+    atomic_store(&hp_ldv_peek_.trusted, 0);
 }
 
 int hp_ldv_peek_begin(uintptr_t addr)
@@ -151,10 +192,14 @@ void hp_ldv_peek_recheck(void)
     long n = count_threads();
     long markers = hp_ldv_peek_.gc_get_parallel ? hp_ldv_peek_.gc_get_parallel() : 0;
     uint64_t g2 = atomic_load(&hp_ldv_peek_.gen);
-    if (n >= 1 && n - markers <= 1 && g1 == g2 && !(g1 & 1))
-        atomic_store(&hp_ldv_peek_.solo_gen, g1);
-    else
-        atomic_store(&hp_ldv_peek_.solo_gen, g1 ^ 1);   /* never equal to gen until the next count */
+    int solo = n >= 1 && n - markers <= 1 && g1 == g2 && !(g1 & 1);
+    /* (Note [Trusting the descriptor]: the trust first, while solo_gen
+     * still holds the last count's answer.) */
+    atomic_store(&hp_ldv_peek_.trusted, 0);
+    atomic_store(&hp_ldv_peek_.solo_gen, solo ? g1 : g1 ^ 1);   /* (never equal to gen until
+                                                                    the next count) */
+    if (solo && !atomic_load(&hp_ldv_peek_.never) && identity_ok(hp_ldv_peek_.fd))
+        atomic_store(&hp_ldv_peek_.trusted, 1);
 }
 
 int hp_ldv_peek(int fd, uintptr_t addr, void *buf, size_t n)

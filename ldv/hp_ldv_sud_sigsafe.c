@@ -87,6 +87,7 @@ int hp_ldv_sud_thread_on(void)
                          (long)S.lo, (long)(S.hi - S.lo), (long)&S.selector[slot], 0);
     if (r != 0) {
         if (slot < HP_LDV_SUD_SLOTS - 1) atomic_store(&S.used[slot], 0);
+        hp_ldv_peek_distrust(1);   /* (a thread whose calls are never seen) */
         return -1;
     }
     my_slot = slot + 1;
@@ -118,6 +119,7 @@ void hp_ldv_sud_after_fork_child(void)
 void hp_ldv_sud_exec(int end)
 {
     if (!my_slot) return;
+    hp_ldv_peek_distrust(0);   /* (its calls now run unseen) */
     atomic_store(&S.selector[my_slot - 1],
                  end && atomic_load(&S.armed) ? SEL_BLOCK : SEL_ALLOW);
 }
@@ -127,10 +129,12 @@ int hp_ldv_sud_armed(void) { return S.usable && atomic_load(&S.armed); }
 void hp_ldv_sud_arm(int on)
 {
     if (!S.usable) return;
+    if (!on) hp_ldv_peek_dispatch(0);
     atomic_store(&S.armed, on);
     for (int i = 0; i < HP_LDV_SUD_SLOTS; i++)
         if (i == HP_LDV_SUD_SLOTS - 1 || atomic_load(&S.used[i]))
             atomic_store(&S.selector[i], on ? SEL_BLOCK : SEL_ALLOW);
+    if (on) hp_ldv_peek_dispatch(1);   /* (once every selector blocks) */
 }
 
 /* ---- the arguments ---- */
@@ -297,6 +301,7 @@ static void step(ucontext_t *uc, int child_too)
         }
 counted:
     step_ip = ip;
+    hp_ldv_peek_distrust(0);   /* (its calls now run unseen) */
     atomic_store(&S.selector[my_slot - 1], SEL_ALLOW);
     g[REG_RIP] = (greg_t)(ip - 2);
     g[REG_EFL] |= TF;
@@ -410,6 +415,12 @@ static void on_sys(siginfo_t *si, void *ucv)
     greg_t *g = uc->uc_mcontext.gregs;
     long nr = (long)g[REG_RAX];
     atomic_fetch_add_explicit(&S.dispatched, 1, memory_order_relaxed);
+    /* Calls that may free a descriptor's number (hp_ldv_peek_sigsafe.c,
+     * Note [Trusting the descriptor]), before they run. */
+    if (nr == SYS_close || nr == SYS_close_range || nr == SYS_dup2 || nr == SYS_dup3)
+        hp_ldv_peek_distrust(0);
+    else if (nr == SYS_io_uring_setup || nr == SYS_io_uring_enter || nr == SYS_io_uring_register)
+        hp_ldv_peek_distrust(1);
     hp_ldv_span s = HP_LDV_SPAN_INIT;
     if (!atomic_load(&hp_ldv.collecting) && may_reach_span(nr, g)) note_args(&s, nr, g);
     long a0 = (long)g[REG_RDI], a1 = (long)g[REG_RSI], a2 = (long)g[REG_RDX];

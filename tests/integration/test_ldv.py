@@ -599,6 +599,13 @@ class Ldv(hptest.ProfileTest):
                     # One thread: every emulation went through /proc/self/mem.
                     self.assertEqual(prof_field(prof, "emulated without opening the page"),
                                      prof_field(prof, "re-armed, emulated"))
+                    # ... and its identity was checked at the protect
+                    # passes, not at each fault: nothing the program did
+                    # could change it (ldv/hp_ldv_peek_sigsafe.c, Note
+                    # [Trusting the descriptor]).
+                    self.assertLessEqual(
+                        int(prof_field(prof, "the descriptor's identity checked")),
+                        int(prof_field(prof, "protect passes")) + 2)
 
     def test_dispatch_is_profiler_time(self):
         # Each system call the program makes while pages are protected is
