@@ -421,7 +421,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     greg_t safe[NGREG];
     memcpy(safe, g, sizeof safe);
     /* (XMM registers too, when going back is possible: SSE loads.) */
-    uint8_t (*xmm)[16] = uc->uc_mcontext.fpregs ? (uint8_t (*)[16])uc->uc_mcontext.fpregs->_xmm : NULL;
+    uint8_t (*xmm)[16] = hp_ldv_xmm_of(uc);
     uint8_t safe_xmm[16][16];
     if (b.own_hi && xmm) memcpy(safe_xmm, xmm, sizeof safe_xmm);
     /* An XMM register was loaded since safe_xmm was taken (until one is,

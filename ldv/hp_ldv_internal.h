@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include "ldv/hp_ldv.h"
@@ -389,9 +390,31 @@ void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit);
 /* hp_ldv_emul_sigsafe.c: perform the faulting instruction at g[REG_RIP]
  * when it is one the interpreter knows (hp_ldv_x86.h) and every access it
  * makes lies on the page [lo, hi) (open, or reached through the
- * descriptor fd): registers, flags and memory as the instruction leaves
- * them, RIP past it; 1. Anything else: 0, nothing changed. Handler-safe. */
-int hp_ldv_emulate(greg_t *g, uintptr_t lo, uintptr_t hi, int fd);
+ * descriptor fd): registers (the XMM ones in xmm, the context's FXSAVE
+ * area; NULL: SSE moves decline), flags and memory as the instruction
+ * leaves them, RIP past it; 1. Anything else: 0, nothing changed.
+ * Handler-safe. */
+int hp_ldv_emulate(greg_t *g, uint8_t (*xmm)[16], uintptr_t lo, uintptr_t hi, int fd);
+/* A context's XMM registers for the emulator (hp_ldv_emulate, the
+ * bursts), or NULL (then SSE moves decline): the signal frame's FXSAVE
+ * area -- unless the frame is in XSAVE form (the software bytes at 464
+ * hold FP_XSTATE_MAGIC1) with the SSE component's bit clear in its
+ * XSTATE_BV (offset 512): the registers were in their initial state,
+ * the area was not written (it holds whatever the stack held), and
+ * sigreturn would not read it back either. */
+static inline uint8_t (*hp_ldv_xmm_of(ucontext_t *uc))[16]
+{
+    const uint8_t *fx = (const uint8_t *)uc->uc_mcontext.fpregs;
+    if (!fx) return NULL;
+    uint32_t magic1;
+    uint64_t xstate_bv;
+    memcpy(&magic1, fx + 464, 4);
+    if (magic1 == 0x46505853u) {
+        memcpy(&xstate_bv, fx + 512, 8);
+        if (!(xstate_bv & 2)) return NULL;
+    }
+    return (uint8_t (*)[16])uc->uc_mcontext.fpregs->_xmm;
+}
 /* hp_ldv_burst_sigsafe.c: after the faulting instruction, emulate the
  * program's next ones while they reach protected pages; returns the
  * instructions done (uc updated to the point reached), *uses the first

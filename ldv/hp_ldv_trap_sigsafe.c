@@ -297,7 +297,8 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
      * could not do it, the instruction alone. */
     if (burst_fd >= 0) peeked = burst_on(uc, burst_fd, credit) ? 2 : 0;
     if (!peeked && peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
-        peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, peek_fd);
+        peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, hp_ldv_xmm_of(uc), page, page + HP_PAGE,
+                                peek_fd);
         hp_ldv_peek_end();
     }
     if (peeked) {
@@ -318,7 +319,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         }
         ok = hp_ldv_step_open(page) == 0;
         if (ok && tt.npend == 0 && hp_ldv_code_readable((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) &&
-            hp_ldv_emulate(uc->uc_mcontext.gregs, page, page + HP_PAGE, -1)) {
+            hp_ldv_emulate(uc->uc_mcontext.gregs, hp_ldv_xmm_of(uc), page, page + HP_PAGE, -1)) {
             /* Done here: protect the page again at once, no trap (the
              * count is given back even while a collection runs). */
             hp_ldv_reprotect_page(page);
