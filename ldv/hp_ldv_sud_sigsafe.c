@@ -409,7 +409,6 @@ void hp_ldv_sud_on_sys(int sig, siginfo_t *si, void *ucv)
 
 static void on_sys(siginfo_t *si, void *ucv)
 {
-    (void)si;
     int saved = errno;
     ucontext_t *uc = ucv;
     greg_t *g = uc->uc_mcontext.gregs;
@@ -417,7 +416,10 @@ static void on_sys(siginfo_t *si, void *ucv)
     atomic_fetch_add_explicit(&S.dispatched, 1, memory_order_relaxed);
     /* Calls that may free a descriptor's number (hp_ldv_peek_sigsafe.c,
      * Note [Trusting the descriptor]), before they run. */
-    if (nr == SYS_close || nr == SYS_close_range || nr == SYS_dup2 || nr == SYS_dup3)
+    if (si->si_arch != 0xc000003e /* AUDIT_ARCH_X86_64: an int $0x80 call, whose numbers
+                                      are i386's */)
+        hp_ldv_peek_distrust(1);
+    else if (nr == SYS_close || nr == SYS_close_range || nr == SYS_dup2 || nr == SYS_dup3)
         hp_ldv_peek_distrust(0);
     else if (nr == SYS_io_uring_setup || nr == SYS_io_uring_enter || nr == SYS_io_uring_register)
         hp_ldv_peek_distrust(1);
