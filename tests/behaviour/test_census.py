@@ -150,9 +150,14 @@ class ForcedCensus(unittest.TestCase):
         self.assertGreaterEqual(forced, 1)
         self.assertGreater(declined + waited, 0)
         # Each force began with at most the share of the run spent on the
-        # earlier ones: so at most the share plus the last one (the
-        # collections all mark the same heap: at most twice their mean).
-        self.assertLessEqual(seconds, share * run + 2 * seconds / forced, prof)
+        # earlier ones: so at most the share plus the last one -- no longer
+        # than the longest collection, which the .prof gives ("took up
+        # to"); else twice their mean (they all mark the same heap). (Twice
+        # the mean alone failed by 0.2% in one run of five on a noisy VM,
+        # 2026-11-29: 0.631 s forced against a bound of 0.629.)
+        longest = re.search(r"a collection took up to ([\d.]+) s", prof)
+        last = max(2 * seconds / forced, float(longest.group(1)) if longest else 0.0)
+        self.assertLessEqual(seconds, share * run + last, prof)
         # The censuses still come, at the collections that do.
         censuses = int(re.match(r"\d+", hptest.prof_field(prof, "censuses")).group(0))
         self.assertEqual(censuses, len(hp.samples) - 2)
