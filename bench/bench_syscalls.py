@@ -8,7 +8,11 @@ syscalls=wrappers (only the interposed C library calls are seen) and
 syscalls=dispatch (every call, by syscall user dispatch: one SIGSYS per
 call while pages are protected). Prints the loop's seconds (best of -n
 runs), the ratio to the plain run, and the calls dispatched (from the
-.prof). Not a test: never registered with meson test.
+.prof). Then, when GNU poke is installed, the same for a real program that
+makes ten million system calls: poke -L tests/external/runtimes/sum.pk
+over 40,000 random bytes (its lseeks come from stdio's ftello and fseeko,
+which heapprof's interposers run undispatched), wall seconds of one run
+each. Not a test: never registered with meson test.
 
     bench/bench_syscalls.py [N] [-n RUNS] [--lib PATH]
 """
@@ -63,6 +67,44 @@ def main():
         if base is None:
             base = best
         print("| %s | %.3f | %.2fx | %s |" % (name, best, best / base, disp))
+    poke(d, a.lib)
+
+
+def poke(d, lib):
+    import random
+    import shutil
+    import time
+    if not shutil.which("poke"):
+        print("\n(poke not installed: scripts/install-deps.sh --all)")
+        return
+    shutil.copy(os.path.join(ROOT, "tests", "external", "runtimes", "sum.pk"), d)
+    with open(os.path.join(d, "data.bin"), "wb") as f:
+        f.write(bytes(random.Random(2).randrange(256) for _ in range(40000)))
+    print("\npoke -L sum.pk over 40,000 random bytes, one run each\n")
+    print("| run | wall s | / plain | calls dispatched |")
+    print("| --- | --- | --- | --- |")
+    base, expected = None, None
+    for name, hp in (("plain", None), ("cc", "cc"), ("ldv", "ldv")):
+        e = dict(os.environ)
+        e.pop("LD_PRELOAD", None)
+        if hp:
+            e["LD_PRELOAD"] = lib
+            e["HEAPPROF"] = hp
+        t0 = time.monotonic()
+        r = subprocess.run(["poke", "-L", "sum.pk"], cwd=d, env=e, capture_output=True, text=True)
+        t = time.monotonic() - t0
+        if r.returncode != 0 or (expected is not None and r.stdout != expected):
+            sys.exit("poke under %s: status %d, output %r" % (name, r.returncode, r.stdout[-200:]))
+        expected = r.stdout
+        disp = "-"
+        prof = os.path.join(d, "poke.prof")
+        if hp == "ldv" and os.path.exists(prof):
+            for line in open(prof):
+                if line.strip().startswith("system calls dispatched"):
+                    disp = line.split()[-1]
+        if base is None:
+            base = t
+        print("| %s | %.2f | %.2fx | %s |" % (name, t, t / base, disp))
 
 
 if __name__ == "__main__":
