@@ -423,6 +423,17 @@ static void on_sys(siginfo_t *si, void *ucv)
         hp_ldv_peek_distrust(0);
     else if (nr == SYS_io_uring_setup || nr == SYS_io_uring_enter || nr == SYS_io_uring_register)
         hp_ldv_peek_distrust(1);
+    else if (nr == SYS_clone || nr == SYS_clone3) {
+        /* A child process (no CLONE_VM) that shares the descriptor table
+         * (CLONE_FILES): its calls are dispatched in its own memory, never
+         * seen here. (clone3's flags: the first word of its clone_args.) */
+        uint64_t flags = (uint64_t)g[REG_RDI];
+        if (nr == SYS_clone3 &&
+            hp_sys_read_own_memory(&flags, (const void *)g[REG_RDI], sizeof flags) != sizeof flags)
+            flags = 0x400;
+        if ((flags & 0x400 /* CLONE_FILES */) && !(flags & 0x100 /* CLONE_VM */))
+            hp_ldv_peek_distrust(1);
+    }
     hp_ldv_span s = HP_LDV_SPAN_INIT;
     if (!atomic_load(&hp_ldv.collecting) && may_reach_span(nr, g)) note_args(&s, nr, g);
     long a0 = (long)g[REG_RDI], a1 = (long)g[REG_RSI], a2 = (long)g[REG_RDX];

@@ -183,16 +183,18 @@ class LdvSafe(unittest.TestCase):
 
     # The program puts a file of its own (/dev/zero) at the number of the
     # descriptor the fault handler reads protected pages through, in the
-    # middle of a period -- by close, dup2, dup3 and close_range, each in a
-    # child of its own: the handler, which trusts the descriptor between
-    # protect passes while it sees every call that could replace it
+    # middle of a period -- by close, dup2, dup3 and close_range, and by a
+    # child process sharing the descriptor table -- each in a child of its
+    # own: the handler, which trusts the descriptor between protect passes
+    # while it sees every call that could replace it
     # (ldv/hp_ldv_peek_sigsafe.c, Note [Trusting the descriptor]), must
     # check it again after each. Trusted through them, the walks read
     # zeros (a sum of 1) and their writes are lost.
     def test_descriptor_number_taken_by_the_program(self):
         plain = self.same_as_plain("ls_fd_reuse")
         self.assertEqual(plain.stdout, "".join(
-            "%s: sums 9000000 13504500\n" % w for w in ("close", "dup2", "dup3", "close_range")))
+            "%s: sums 9000000 13504500\n" % w
+            for w in ("close", "dup2", "dup3", "close_range", "clone CLONE_FILES")))
 
     # Seeks and tells (GNU poke: ten million lseeks a run through ftello
     # and fseeko) run undispatched, each stream's own buffer opened first:
