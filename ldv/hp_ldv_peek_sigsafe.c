@@ -71,7 +71,11 @@ hp_ldv_peek_state hp_ldv_peek_;
  *     (each drops the trust before it runs: hp_ldv_peek_distrust); a
  *     thread let through undispatched (around exec*, a stepped clone or
  *     vfork) drops it too; io_uring drops it for good (a kernel thread may
- *     close a descriptor for it with no system call of the program's);
+ *     close a descriptor for it with no system call of the program's),
+ *     and so does a child process that shares the descriptor table
+ *     (CLONE_FILES without CLONE_VM: its calls are dispatched in its own
+ *     memory), an int $0x80 call (i386 numbers), and a thread whose
+ *     dispatch could not be turned on;
  *   - heapprof's own text, whose calls are not dispatched, never closes
  *     the descriptor.
  * The check is made again at each protect pass (hp_ldv_peek_recheck),
