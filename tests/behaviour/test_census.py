@@ -109,7 +109,11 @@ class ForcedCensus(unittest.TestCase):
                 self.assertEqual(declined, 0, prof)
                 if want_forced:
                     self.assertGreaterEqual(forced, 4, prof)
-                    self.assertEqual(waited, 0, prof)
+                    # interval= written forces at any cost; quick
+                    # collections may have one slow among them on a loaded
+                    # machine (one of 3 ms took 32 ms during the --all
+                    # suite, 2026-11-29: the next due census waited).
+                    self.assertLessEqual(waited, 0 if "interval=" in heapprof else 1, prof)
                 else:
                     self.assertLessEqual(forced, 1, prof)
                     self.assertGreaterEqual(waited, 4, prof)
