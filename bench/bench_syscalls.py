@@ -26,6 +26,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
+def dispatched(prof):
+    """The .prof's "system calls dispatched" figure, or "-"."""
+    if os.path.exists(prof):
+        for line in open(prof):
+            if line.strip().startswith("system calls dispatched"):
+                return line.split()[-1]
+    return "-"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=200000)
@@ -59,11 +68,8 @@ def main():
                 sys.exit("%s failed: %s" % (name, r.stderr))
             t = float(r.stdout.split()[0])
             best = t if best is None else min(best, t)
-            prof = os.path.join(d, "syscall_loop.prof")
-            if hp and hp.startswith("ldv") and os.path.exists(prof):
-                for line in open(prof):
-                    if line.strip().startswith("system calls dispatched"):
-                        disp = line.split()[-1]
+            if hp and hp.startswith("ldv"):
+                disp = dispatched(os.path.join(d, "syscall_loop.prof"))
         if base is None:
             base = best
         print("| %s | %.3f | %.2fx | %s |" % (name, best, best / base, disp))
@@ -96,12 +102,7 @@ def poke(d, lib):
         if r.returncode != 0 or (expected is not None and r.stdout != expected):
             sys.exit("poke under %s: status %d, output %r" % (name, r.returncode, r.stdout[-200:]))
         expected = r.stdout
-        disp = "-"
-        prof = os.path.join(d, "poke.prof")
-        if hp == "ldv" and os.path.exists(prof):
-            for line in open(prof):
-                if line.strip().startswith("system calls dispatched"):
-                    disp = line.split()[-1]
+        disp = dispatched(os.path.join(d, "poke.prof")) if hp == "ldv" else "-"
         if base is None:
             base = t
         print("| %s | %.2f | %.2fx | %s |" % (name, t, t / base, disp))

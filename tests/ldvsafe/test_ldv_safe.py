@@ -36,6 +36,11 @@ class LdvSafe(unittest.TestCase):
         self.addCleanup(shutil.rmtree, d, True)
         return d
 
+    def few_dispatched(self, policy, prof):
+        """A .prof check: fewer than 2,000 system calls dispatched."""
+        n = int(re.search(r"system calls dispatched\s+(\d+)", prof).group(1))
+        self.assertLess(n, 2000, (policy, n))
+
     def same_as_plain(self, name, policies=POLICIES, runs=1, prof=None):
         """Run name plainly and under each policy: same exit status and
         output, a profile hp2ps reads; prof (a function) checks each
@@ -87,10 +92,7 @@ class LdvSafe(unittest.TestCase):
         # signals never blocked, each function's error convention, as
         # without heapprof; and the interposed calls are not dispatched
         # (they were, each a SIGSYS: ECL made 92,552 through libunwind).
-        def few_dispatched(policy, prof):
-            n = int(re.search(r"system calls dispatched\s+(\d+)", prof).group(1))
-            self.assertLess(n, 2000, (policy, n))
-        plain = self.same_as_plain("ls_masks", prof=few_dispatched)
+        plain = self.same_as_plain("ls_masks", prof=self.few_dispatched)
         self.assertIn("now: USR1 1 SEGV 1 SYS 1", plain.stdout)
         self.assertIn("now: 32 0 33 0 INT 1", plain.stdout)
         self.assertIn("pthread_sigmask bad how: 22 (EINVAL 1) errno 0", plain.stdout)
@@ -206,10 +208,7 @@ class LdvSafe(unittest.TestCase):
     # wrote as without heapprof; 20,000 rounds of seeks and tells, and
     # fewer than 2,000 system calls dispatched (80,000 before).
     def test_seeks_are_not_dispatched(self):
-        def few_dispatched(policy, prof):
-            n = int(re.search(r"system calls dispatched\s+(\d+)", prof).group(1))
-            self.assertLess(n, 2000, (policy, n))
-        plain = self.same_as_plain("ls_seeks", prof=few_dispatched)
+        plain = self.same_as_plain("ls_seeks", prof=self.few_dispatched)
         self.assertIn("written 32768 bytes", plain.stdout)
 
     # ldv=precise: a page whose every object is used this period stays open
