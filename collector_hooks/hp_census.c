@@ -229,11 +229,11 @@ void hp_census_without_collection(const char *why)
     hp_rt.census_no_collection_why = NULL;
 }
 
-void hp_census_note_free(uintptr_t base)
+void hp_census_note_free(uintptr_t base, hp_tlog *mine)
 {
     HP_ASSERT_OWNER();
     uint64_t t0 = hp_coarse_ns();   /* (a program may free millions of times) */
-    hp_shadow_note_free(base, NULL, NULL);
+    hp_shadow_note_free(base, mine, NULL, NULL);
     HP_SCHEMES_EACH(on_free, base);
     hp_rt_exclude_coarse_since(t0);
 }

@@ -30,6 +30,7 @@ hp_store hp_store_;
  * other pop can run between reading the head and swapping it. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_log_id = 1;   /* (registry_lock) */
 
 int hp_shadow_init(void)
 {
@@ -92,8 +93,15 @@ hp_tlog *hp_shadow_log_new(void)
             return NULL;
         }
         atomic_init(&log->state, LOG_CLAIMED);
+        log->id = next_log_id++;
+        log->wrote_at = 0;
         fresh = 1;
+    } else {
+        /* (past every position of its last thread's: Note [Frees against
+         * a log]) */
+        log->wrote_at += HP_CHUNK_WORDS;
     }
+    log->read_at = log->wrote_at;
     c->period0 = 0;   /* (set by the first entry) */
     log->tail = log->head = c;
     log->consumed = 0;
@@ -132,6 +140,7 @@ static hp_chunk *room_for(hp_tlog *log, uint32_t need, uint32_t period0)
     atomic_store_explicit(&c->count, HP_CHUNK_WORDS, memory_order_release);
     atomic_store_explicit(&c->next, nc, memory_order_release);
     log->tail = nc;
+    log->wrote_at += HP_CHUNK_WORDS;
     hp_lsame_reset(&log->wrote);   /* (a chunk's first entry repeats nothing) */
     return nc;
 }
@@ -209,11 +218,47 @@ static hp_freed *note_entry(uint64_t key)
     return f;
 }
 
-void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx)
+/* Does log `l` hold records no drain has taken? (Owner; a run the last
+ * drain stopped in counts, though it may not have grown since.) */
+static int log_pending(hp_tlog *l)
+{
+    int state = atomic_load_explicit(&l->state, memory_order_acquire);
+    if (state == LOG_FREE || state == LOG_CLAIMED) return 0;
+    hp_chunk *c = l->head;
+    if (atomic_load_explicit(&c->count, memory_order_acquire) > l->consumed) return 1;
+    hp_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+    return next && atomic_load_explicit(&next->count, memory_order_acquire) > 0;
+}
+
+/* Can a free on the thread whose log is `mine` be noted against it (Note
+ * [Frees against a log])? Nothing set aside, no other log with records. */
+static int free_against(const hp_tlog *mine)
+{
+    if (!mine || hp_store_.aside_recs) return 0;
+    for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l; l = l->next_all)
+        if (l != mine && log_pending(l)) return 0;
+    return 1;
+}
+
+void hp_shadow_note_free(uintptr_t base, hp_tlog *mine, hp_visit_fn visit, void *ctx)
 {
     HP_ASSERT_OWNER();
-    hp_shadow_drain(visit, ctx);
+    if (!free_against(mine) || mine->id >> (64 - HP_LOGPOS_BITS)) {
+        hp_shadow_drain(visit, ctx);
+        mine = NULL;
+    }
     hp_store_.table_last.last = NULL;   /* (Note [Runs down a block]) */
+    if (mine) {
+        /* (room for both: a LOGPOS entry never without its FREE entry) */
+        if ((freed_len + 2) * 2 > freed_cap && freed_grow() != 0) return;
+        mine->wrote.last = NULL;   /* (its own run ends here: this thread writes it) */
+        uint64_t at = mine->wrote_at + atomic_load_explicit(&mine->tail->count,
+                                                            memory_order_relaxed);
+        hp_freed *g = note_entry((uint64_t)base | HP_FREED_LOGPOS);
+        if (!g) return;
+        if (g->val == 0) hp_store_.logpos_n++;
+        g->val = (uint64_t)mine->id << HP_LOGPOS_BITS | at;
+    }
     hp_freed *f = note_entry((uint64_t)base | HP_FREED_FREE);
     if (f) f->val = table_len;
 }
@@ -251,6 +296,7 @@ void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
         memset(hp_store_.freed_filter_vec.base, 0, filter_bytes(freed_cap));
         freed_len = 0;
         hp_store_.resized_n = 0;
+        hp_store_.logpos_n = 0;
     }
     /* Give memory back when the table has shrunk a lot. */
     size_t unit = hp_shadow_unit();

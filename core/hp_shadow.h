@@ -33,6 +33,10 @@ enum {
 #define HP_REC_UNWATCHED 2 /* ldv: since its last recorded use (or birth), a page
                               holding it was left open for the rest of a period
                               before it was seen used: a use may be missed */
+#define HP_REC_FREED 4     /* freed by the program while its record was in a
+                              log (core/hp_shadow_internal.h, Note [Frees
+                              against a log]): it dies as freed at the next
+                              sweep */
 
 /* Note [The mode word]
  * ~~~~~~~~~~~~~~~~~~~~~
@@ -110,9 +114,13 @@ size_t hp_shadow_drain_marked(hp_live_fn keep, void *ctx);
  * indexes at the sweep that follows it are the table's length and the
  * next ones. */
 size_t hp_shadow_set_aside(void);
-/* The program freed the object at `base` (explicitly, GC_free). Drains
- * first, so the free applies to records allocated before it only. */
-void hp_shadow_note_free(uintptr_t base, hp_visit_fn visit, void *ctx);
+/* The program freed the object at `base` (explicitly, GC_free), on the
+ * thread whose log is `mine` (NULL: unknown). The free applies to the
+ * records allocated before it only: the logs are drained first, unless
+ * every log but `mine` is empty, when the free is noted against `mine`'s
+ * position instead (core/hp_shadow_internal.h, Note [Frees against a
+ * log]; `visit` then hears nothing). */
+void hp_shadow_note_free(uintptr_t base, hp_tlog *mine, hp_visit_fn visit, void *ctx);
 /* The program resized the object at `base` in place (GC_realloc that
  * returned the same pointer): from the next sweep on, the record allocated
  * before this call counts `granted` and `req` bytes. Drains first. */

@@ -75,8 +75,10 @@ hp_tab_get(const uint64_t *w, hp_rec *r, hp_same *st)
  *   HP_FREED_RESIZE  val: the table's length at its last in-place resize
  *                    (the record below it, after the last free, takes the
  *                    new sizes);
- *   HP_FREED_SIZES   val: those sizes, granted << 32 | requested.
- * A free costs one entry and a resize two; resizes are rare (their entries
+ *   HP_FREED_SIZES   val: those sizes, granted << 32 | requested;
+ *   HP_FREED_LOGPOS  val: the log id << 48 | position of its last free
+ *                    noted against a log (Note [Frees against a log]).
+ * A free costs one entry (two against a log) and a resize two; resizes are rare (their entries
  * are looked for only when there are some), and a program that frees
  * much (w3m: 65,536 entries a period) held 32 bytes an entry, and again
  * half of that for the last rebuild's copy, 3.1 MB of its 14. */
@@ -87,7 +89,37 @@ typedef struct hp_freed {
 #define HP_FREED_FREE 0u
 #define HP_FREED_RESIZE 1u
 #define HP_FREED_SIZES 2u
+#define HP_FREED_LOGPOS 3u
+#define HP_LOGPOS_BITS 48
 
+/* Note [Frees against a log]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A free applies to the records of its address allocated before it, and
+ * to no later one (the collector may hand the address out again at
+ * once). Draining every log into the table first gives those records
+ * indexes below the table's length at the free (HP_FREED_FREE); but a
+ * drain copies each record into the table, where the sweep would have
+ * judged most of them in the log, dead, without a copy: Crystal's hash
+ * tables and string builders free (GC_free, a moving GC_realloc) often
+ * enough that the drains were a quarter of its run under cc.
+ * So when every log but the freeing thread's own (`mine`) is empty --
+ * nothing allocated since the last drain by another thread -- nothing is
+ * drained: the free notes HP_FREED_FREE with the table's length as before
+ * (the table's records of the address) and HP_FREED_LOGPOS with `mine`'s
+ * id and position, the log words written so far. An entry's position in
+ * its log only grows (a chunk's words follow the chunks before it,
+ * hp_tlog.wrote_at and read_at, and a log taken over by a new thread
+ * starts past its old positions); the freeing thread ends its own run
+ * first (a later object must not join an entry made before the free:
+ * Note [Runs down a block]). Whoever takes a log's records (a drain, a
+ * sweep, a traversal's drain; take_entries) marks HP_REC_FREED a record
+ * whose base has a LOGPOS entry of its own log at a later position, and a
+ * record so marked is freed wherever it goes (was_freed). Another log's
+ * records are all later than such a free (they were written after it:
+ * the address is handed out again only after the free). A later free of
+ * the address overwrites the entry, which also covers the earlier ones:
+ * they are earlier in the same log, or were drained into the table (and
+ * marked as they went) by a free that had to drain. */
 /* The store's state: the logs' registry and memory, the table, the frees
  * and resizes noted since the last sweep. */
 typedef struct hp_store {
@@ -111,6 +143,7 @@ typedef struct hp_store {
     hp_vec freed_vec;                       /* hp_freed[freed_cap]: Note [The frees' table] */
     size_t freed_cap, freed_len;            /* (entries) */
     size_t resized_n;                       /* resizes among them */
+    size_t logpos_n;                        /* frees noted against a log among them */
     /* A filter in front of the frees' table: bit hp_shadow_freed_bit(base)
      * is set for every address noted (16 bits an entry of the table's
      * capacity: a few percent of false hits). Every record is asked

@@ -431,12 +431,17 @@ enum { LOG_FREE, LOG_ACTIVE, LOG_EXITED, LOG_CLAIMED };
 struct hp_tlog {
     _Alignas(64) hp_tlog *next_all;   /* registry: immutable once published */
     _Atomic int state;
+    uint32_t id;                /* the log's number, for a free noted against it */
     hp_chunk *tail;             /* producer */
+    uint64_t wrote_at;          /* producer: the log's words before tail's */
     hp_lsame wrote;             /* producer: what a "same" entry may repeat */
     hp_chunk *head;             /* consumer */
+    uint64_t read_at;           /* consumer: the log's words before head's */
     uint32_t consumed;          /* consumer: words of head already drained */
     hp_lsame read;              /* consumer: the state at `consumed` */
 };
+/* (An entry's position in its log, read_at or wrote_at plus its first
+ * word's index in its chunk, only grows: Note [Frees against a log].) */
 _Static_assert(sizeof(hp_tlog) % 64 == 0, "a log fills whole cache lines");
 
 /* hp_shadow_log_append (core/hp_shadow.h), inline: the allocation path's

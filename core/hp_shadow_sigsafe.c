@@ -75,6 +75,18 @@ static int table_push_many(const hp_rec *r, size_t n)
     return 0;
 }
 
+static inline uint64_t freed_val(uint64_t key);
+
+/* Mark HP_REC_FREED the record at position `pos` of log `id` if a free
+ * was noted against that log after it (Note [Frees against a log]). */
+static inline void mark_freed(hp_rec *r, uint32_t id, uint64_t pos)
+{
+    if (hp_store_.logpos_n == 0 || !hp_shadow_freed_maybe(r->base)) return;
+    uint64_t v = freed_val((uint64_t)r->base | HP_FREED_LOGPOS);
+    if (v >> HP_LOGPOS_BITS == id && pos < (v & (((uint64_t)1 << HP_LOGPOS_BITS) - 1)))
+        r->flags |= HP_REC_FREED;
+}
+
 /* The records of words [from, to) of chunk `c`, decoded into a buffer
  * (Note [The log's entries]; `st` the state at `from`, left where it
  * stops) and given to `fn` a buffer at a time. Unless the chunk is `final`
@@ -82,10 +94,12 @@ static int table_push_many(const hp_rec *r, size_t n)
  * entry, whose run the producer may still grow (Note [Runs down a
  * block]), after handing out the objects it has: returns where it
  * stopped, the word to start from next time (st->run says how many of
- * that entry's objects were handed out). */
+ * that entry's objects were handed out). The chunk's words are at
+ * positions at + i of log `id` (Note [Frees against a log]). */
 #define DECODED 64   /* 2 KiB of stack */
 static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_lsame *st,
-                             int final, hp_span_fn fn, hp_run_fn run, void *ctx)
+                             int final, uint32_t id, uint64_t at, hp_span_fn fn, hp_run_fn run,
+                             void *ctx)
 {
     hp_rec buf[DECODED];
     size_t k = 0;
@@ -117,6 +131,7 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_l
             for (; m <= extra; m++) {
                 buf[k] = one;
                 buf[k].base = one.base - (uintptr_t)m * one.granted;
+                mark_freed(&buf[k], id, at + i);
                 if (++k == DECODED) {
                     fn(buf, k, ctx);
                     k = 0;
@@ -129,7 +144,9 @@ static uint32_t take_entries(const hp_chunk *c, uint32_t from, uint32_t to, hp_l
             i++;
             continue;
         }
+        uint64_t pos = at + i;
         i += hp_log_decode(&c->w[i], c->period0, st, &buf[k]);
+        mark_freed(&buf[k], id, pos);
         if (++k == DECODED) {
             fn(buf, k, ctx);
             k = 0;
@@ -153,10 +170,12 @@ static void take_log(hp_tlog *log, hp_span_fn fn, hp_run_fn run, void *ctx)
         /* (A chunk with a successor, or an exited thread's, is final.) */
         int final = (n == HP_CHUNK_WORDS && next) || state == LOG_EXITED;
         if (n > log->consumed)
-            log->consumed = take_entries(c, log->consumed, n, &log->read, final, fn, run, ctx);
+            log->consumed = take_entries(c, log->consumed, n, &log->read, final, log->id,
+                                         log->read_at, fn, run, ctx);
         if (n == HP_CHUNK_WORDS && next) {
             hp_shadow_chunk_put(c);
             c = next;
+            log->read_at += HP_CHUNK_WORDS;
             log->consumed = 0;
             hp_lsame_reset(&log->read);
             log->read.run = 0;
@@ -322,6 +341,7 @@ static inline uint64_t freed_val(uint64_t key)
  * [The frees' table]). */
 static int was_freed(hp_rec *r, size_t idx)
 {
+    if (r->flags & HP_REC_FREED) return 1;
     if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
     if (idx < freed_val((uint64_t)r->base | HP_FREED_FREE)) return 1;
     if (hp_store_.resized_n && idx < freed_val((uint64_t)r->base | HP_FREED_RESIZE)) {
@@ -383,7 +403,7 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         if (i + hp_ent_words(aw[i]) > alen) break;
         hp_rec r;
         i += hp_log_decode(&aw[i], hp_store_.aside_p0, &ast, &r);
-        visit(&r, HP_EV_NEW, ctx);
+        if (!(r.flags & HP_REC_FREED)) visit(&r, HP_EV_NEW, ctx);
     }
     for (hp_tlog *l = atomic_load_explicit(&registry, memory_order_acquire); l;
          l = l->next_all) {
@@ -391,7 +411,9 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
         if (st == LOG_FREE || st == LOG_CLAIMED) continue;
         uint32_t from = l->consumed;
         hp_lsame prev = l->read;
-        for (hp_chunk *c = l->head; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
+        uint64_t at = l->read_at;
+        for (hp_chunk *c = l->head; c;
+             c = atomic_load_explicit(&c->next, memory_order_acquire), at += HP_CHUNK_WORDS) {
             uint32_t n = atomic_load_explicit(&c->count, memory_order_acquire);
             if (prev.run && from < n && from < HP_CHUNK_WORDS) {
                 /* A run the last drain stopped in (Note [Runs down a
@@ -412,8 +434,10 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
                 unsigned need = hp_ent_words(c->w[i]);
                 if (i + need > n || i + need > HP_CHUNK_WORDS) break;   /* (a view in flux) */
                 hp_rec r;
+                uint64_t pos = at + i;
                 i += hp_log_decode(&c->w[i], c->period0, &prev, &r);
-                visit(&r, HP_EV_NEW, ctx);
+                mark_freed(&r, l->id, pos);
+                if (!(r.flags & HP_REC_FREED)) visit(&r, HP_EV_NEW, ctx);
             }
             from = 0;
             hp_lsame_reset(&prev);
@@ -434,6 +458,7 @@ int hp_shadow_freed_at(hp_rec *r, size_t idx) { return was_freed(r, idx); }
 
 int hp_shadow_is_freed(const hp_rec *r, size_t idx)
 {
+    if (r->flags & HP_REC_FREED) return 1;
     if (freed_len == 0 || !hp_shadow_freed_maybe(r->base)) return 0;
     return idx < freed_val((uint64_t)r->base | HP_FREED_FREE);
 }

@@ -384,11 +384,14 @@ void GC_generic_malloc_many(size_t lb, int k, void **result)
 }
 
 /* ---- Deallocation: the record goes at once (under the allocation lock,
- * after draining every log so that the free applies to the right object). */
+ * noted so that the free applies to the records allocated before it). */
 static void *free_under_lock(void *base)
 {
     HP_OWNER_ENTER();
-    hp_census_note_free((uintptr_t)base);
+    /* (this thread's log: the free is noted against it when no other log
+     * holds records, core/hp_shadow_internal.h, Note [Frees against a
+     * log]) */
+    hp_census_note_free((uintptr_t)base, hp_tls.ready ? hp_tls.log : NULL);
     HP_OWNER_LEAVE();
     return NULL;
 }

@@ -369,7 +369,7 @@ Test(shadow, free_applies_to_earlier_records_only, .init = setup)
     seen s;
     seen_init(&s);
     /* Not drained yet: note_free drains first, so the free reaches it. */
-    hp_shadow_note_free(a1.base, visit, &s);
+    hp_shadow_note_free(a1.base, NULL, visit, &s);
     cr_assert_eq(s.n[HP_EV_NEW], 2);
     cr_assert_eq(s.n[HP_EV_FREED], 0);   /* reported at the sweep */
     cr_assert_eq(hp_shadow_records(), 2);
@@ -404,8 +404,8 @@ Test(shadow, free_wins_over_liveness, .init = setup)
     hp_tlog *log = hp_shadow_log_new();
     append_n(log, 0, 0, 4);   /* indexes 0..3; live_even keeps 0 and 2 */
     hp_shadow_drain(NULL, NULL);
-    hp_shadow_note_free(base_of(0, 0), NULL, NULL);   /* live but freed */
-    hp_shadow_note_free(base_of(0, 1), NULL, NULL);   /* dead and freed */
+    hp_shadow_note_free(base_of(0, 0), NULL, NULL, NULL);   /* live but freed */
+    hp_shadow_note_free(base_of(0, 1), NULL, NULL, NULL);   /* dead and freed */
     seen s;
     seen_init(&s);
     hp_shadow_sweep(live_even, visit, &s);
@@ -422,10 +422,10 @@ Test(shadow, same_base_freed_twice, .init = setup)
     hp_rec r = make_rec(0, 0);
     r.ccs = 1;
     hp_shadow_log_append(log, &r);
-    hp_shadow_note_free(r.base, NULL, NULL);
+    hp_shadow_note_free(r.base, NULL, NULL, NULL);
     r.ccs = 2;
     hp_shadow_log_append(log, &r);
-    hp_shadow_note_free(r.base, NULL, NULL);
+    hp_shadow_note_free(r.base, NULL, NULL, NULL);
     r.ccs = 3;
     hp_shadow_log_append(log, &r);
     seen s;
@@ -444,9 +444,9 @@ Test(shadow, many_frees, .init = setup)
     hp_tlog *log = hp_shadow_log_new();
     append_n(log, 0, 0, N);
     /* Free every odd record: the set of frees must grow several times. */
-    for (unsigned i = 1; i < N; i += 2) hp_shadow_note_free(base_of(0, i), NULL, NULL);
+    for (unsigned i = 1; i < N; i += 2) hp_shadow_note_free(base_of(0, i), NULL, NULL, NULL);
     /* A free of an address with no record is harmless. */
-    hp_shadow_note_free(base_of(5, 5), NULL, NULL);
+    hp_shadow_note_free(base_of(5, 5), NULL, NULL, NULL);
     /* The filter in front of the frees' table: never a miss for an
      * address noted, few hits for the others (16 bits an entry). */
     unsigned false_hits = 0;
@@ -468,7 +468,7 @@ Test(shadow, many_frees, .init = setup)
     cr_assert_eq(s2.n[HP_EV_FREED], 0);
     cr_assert_eq(s2.n[HP_EV_SURVIVED], N / 2);
     /* The sweep cleared the filter with the table. */
-    hp_shadow_note_free(base_of(9, 9), NULL, NULL);
+    hp_shadow_note_free(base_of(9, 9), NULL, NULL, NULL);
     for (unsigned i = 1; i < N; i += 2) false_hits += (unsigned)hp_shadow_freed_maybe(base_of(0, i));
     cr_assert_lt(false_hits, N / 2 / 10);
 }
@@ -1019,13 +1019,13 @@ Test(shadow, frees_and_resizes_of_one_address, .init = setup)
     r.ccs = 1;   /* resized, then freed: freed */
     hp_shadow_log_append(log, &r);
     hp_shadow_note_resize(a, 128, 100);
-    hp_shadow_note_free(a, NULL, NULL);
+    hp_shadow_note_free(a, NULL, NULL, NULL);
     r.ccs = 2;   /* made again, resized twice: the last sizes */
     hp_shadow_log_append(log, &r);
     hp_shadow_note_resize(a, 256, 200);
     hp_shadow_note_resize(a, 512, 500);
     append_n(log, 0, 0, 3000);
-    for (unsigned i = 0; i < 3000; i++) hp_shadow_note_free(base_of(0, i), NULL, NULL);
+    for (unsigned i = 0; i < 3000; i++) hp_shadow_note_free(base_of(0, i), NULL, NULL, NULL);
     r.ccs = 3;   /* made after the resizes (at another size): its own sizes */
     r.granted = 32;
     r.req = 30;
@@ -1381,7 +1381,7 @@ Test(shadow, free_closes_the_last_run, .init = setup)
         cr_assert_eq(hp_shadow_log_append(log, &r), 0);
     }
     hp_shadow_drain(NULL, NULL);
-    hp_shadow_note_free(a, NULL, NULL);
+    hp_shadow_note_free(a, NULL, NULL, NULL);
     hp_rec again = block_rec(a, 5);   /* a again, where the run would go on */
     cr_assert_eq(hp_shadow_log_append(log, &again), 0);
     seen s;
@@ -1392,6 +1392,164 @@ Test(shadow, free_closes_the_last_run, .init = setup)
     cr_assert_eq(s.last_ccs[HP_EV_FREED], 9);
     cr_assert_eq(s.n[HP_EV_SURVIVED], 11);
     cr_assert_eq(hp_shadow_records(), 11);
+}
+
+/* ---- Note [Frees against a log] (core/hp_shadow_internal.h) ---- */
+
+/* What a sweep that takes the logs hears leave: the frees, with the last
+ * freed record's stack. */
+typedef struct { size_t freed, died; uint32_t freed_ccs[8]; } gone_seen;
+static void hear_gone(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table)
+{
+    (void)idx;
+    (void)in_table;
+    gone_seen *g = ctx;
+    if (ev == HP_EV_FREED) {
+        if (g->freed < 8) g->freed_ccs[g->freed] = r->ccs;
+        g->freed++;
+    } else {
+        g->died++;
+    }
+}
+
+/* A sweep of the table and the logs, everything live but what was freed. */
+static hp_sweep_result sweep_logs(gone_seen *g)
+{
+    static hp_sweep_observer obs;
+    obs.ctx = g;
+    obs.gone = hear_gone;
+    hp_sweep_spec spec = {0};
+    spec.judge = 1;
+    spec.live = live_all;
+    spec.census = 1;
+    spec.logs = 1;
+    spec.obs = &obs;
+    return hp_sweep(&spec);
+}
+
+static void see_ccs(hp_rec *r, hp_event ev, void *ctx)
+{
+    (void)ev;
+    uint32_t *acc = ctx;
+    acc[0]++;
+    acc[1] += r->ccs;
+}
+
+/* The only log with records is the freeing thread's: nothing is drained,
+ * and the free still reaches the record before it and not the one after
+ * (the address handed out again), in a peek, a sweep of the logs, and a
+ * drain into the table. */
+static void free_against_the_log(int drain_first)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec a1 = block_rec(RUN_TOP, 101), b = block_rec(RUN_TOP + 4096, 300);
+    cr_assert_eq(hp_shadow_log_append(log, &a1), 0);
+    cr_assert_eq(hp_shadow_log_append(log, &b), 0);
+    seen s;
+    seen_init(&s);
+    hp_shadow_note_free(a1.base, log, visit, &s);
+    cr_assert_eq(s.n[HP_EV_NEW], 0, "drained %zu", s.n[HP_EV_NEW]);
+    cr_assert_eq(hp_shadow_records(), 0);
+    hp_rec a2 = block_rec(RUN_TOP, 102);
+    cr_assert_eq(hp_shadow_log_append(log, &a2), 0);
+    uint32_t peeked[2] = {0, 0};
+    hp_shadow_peek(see_ccs, peeked);
+    cr_assert_eq(peeked[0], 2);
+    cr_assert_eq(peeked[1], 300 + 102);
+    if (drain_first) {
+        hp_shadow_drain(NULL, NULL);
+        cr_assert_eq(hp_shadow_records(), 3);
+        uint32_t seen_now[2] = {0, 0};
+        hp_shadow_peek(see_ccs, seen_now);   /* (the table's view) */
+        cr_assert_eq(seen_now[0], 2);
+        cr_assert_eq(seen_now[1], 300 + 102);
+    }
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, 1);
+    cr_assert_eq(g.freed_ccs[0], 101);
+    cr_assert_eq(g.died, 0);
+    cr_assert_eq(res.objects, 3);   /* (the freed one's allocation counted) */
+    cr_assert_eq(res.live_objects, 2);
+    cr_assert_eq(hp_shadow_records(), 2);
+    gone_seen g2 = {0};
+    res = sweep_logs(&g2);   /* (the free does not linger) */
+    cr_assert_eq(g2.freed, 0);
+    cr_assert_eq(res.live_objects, 2);
+}
+
+Test(shadow, free_against_the_log_swept_from_it, .init = setup) { free_against_the_log(0); }
+Test(shadow, free_against_the_log_drained_later, .init = setup) { free_against_the_log(1); }
+
+/* The freeing thread ends its own run: the address handed out again one
+ * object below the run's last must not join an entry made before the
+ * free. */
+Test(shadow, free_against_the_log_ends_its_run, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    uintptr_t a = seq_base(10);
+    hp_rec old = block_rec(a, 9);
+    cr_assert_eq(hp_shadow_log_append(log, &old), 0);
+    for (size_t i = 0; i < 10; i++) {
+        hp_rec r = block_rec(seq_base(i), 5);
+        cr_assert_eq(hp_shadow_log_append(log, &r), 0);
+    }
+    hp_shadow_note_free(a, log, NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 0);
+    hp_rec again = block_rec(a, 5);
+    cr_assert_eq(hp_shadow_log_append(log, &again), 0);
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, 1);
+    cr_assert_eq(g.freed_ccs[0], 9);
+    cr_assert_eq(res.live_objects, 11);
+    cr_assert_eq(hp_shadow_records(), 11);
+}
+
+/* Another log holds records (the freed object may be one of them): the
+ * free drains, as before. And a record marked freed against its log is
+ * still freed when a later free's drain moves it into the table. */
+Test(shadow, free_with_another_log_pending_drains, .init = setup)
+{
+    hp_tlog *mine = hp_shadow_log_new(), *other = hp_shadow_log_new();
+    hp_rec a1 = block_rec(RUN_TOP, 101);
+    cr_assert_eq(hp_shadow_log_append(mine, &a1), 0);
+    hp_shadow_note_free(a1.base, mine, NULL, NULL);   /* (other is empty) */
+    cr_assert_eq(hp_shadow_records(), 0);
+    hp_rec a2 = block_rec(RUN_TOP, 102), c = block_rec(RUN_TOP + 4096, 300);
+    cr_assert_eq(hp_shadow_log_append(mine, &a2), 0);
+    cr_assert_eq(hp_shadow_log_append(other, &c), 0);
+    hp_shadow_note_free(c.base, mine, NULL, NULL);    /* other's object: a drain */
+    cr_assert_eq(hp_shadow_records(), 3);
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, 2);
+    cr_assert_eq(g.freed_ccs[0] + g.freed_ccs[1], 101 + 300);
+    cr_assert_eq(res.live_objects, 1);
+    cr_assert_eq(hp_shadow_records(), 1);
+}
+
+/* A log taken over by a new thread starts past its old positions: a free
+ * noted against it before does not reach the new thread's records. */
+Test(shadow, free_against_a_log_then_reused, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec a1 = block_rec(RUN_TOP, 101);
+    cr_assert_eq(hp_shadow_log_append(log, &a1), 0);
+    hp_rec pad = block_rec(RUN_TOP + 4096, 7);
+    for (int i = 0; i < 20; i++) cr_assert_eq(hp_shadow_log_append(log, &pad), 0);
+    hp_shadow_note_free(a1.base, log, NULL, NULL);
+    hp_shadow_log_exit(log);
+    hp_shadow_drain(NULL, NULL);   /* (the exited thread's log, taken and freed) */
+    hp_tlog *again = hp_shadow_log_new();
+    cr_assert_eq(again, log, "the log was not reused");
+    hp_rec a2 = block_rec(RUN_TOP, 102);
+    cr_assert_eq(hp_shadow_log_append(again, &a2), 0);
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, 1);
+    cr_assert_eq(g.freed_ccs[0], 101);
+    cr_assert_eq(res.live_objects, 1 + 20);
 }
 
 /* Note [Drained records join runs] (core/hp_sweep.c): a program that
@@ -1448,7 +1606,7 @@ Test(shadow, drained_records_join_runs, .init = setup)
     survivors_age_again(&spec, &after, N);
     /* A free noted now applies to the object it names, not to one made
      * after it at the same address. */
-    hp_shadow_note_free(seq_base(300), NULL, NULL);
+    hp_shadow_note_free(seq_base(300), NULL, NULL, NULL);
     hp_rec reborn = block_rec(seq_base(300), 6);
     cr_assert_eq(hp_shadow_log_append(log, &reborn), 0);
     seen s;
@@ -1806,7 +1964,7 @@ Test(shadow, old_runs_judged_whole, .init = setup)
     cr_assert_eq(hp_store_.table_len, words);
     if (COMPACT) cr_assert_leq(words, 2 * OLD_BLOCKS * 3, "%zu words", words);
 
-    hp_shadow_note_free(old_base(30, 3), NULL, NULL);
+    hp_shadow_note_free(old_base(30, 3), NULL, NULL, NULL);
     spec.live = live_old;
     res = hp_sweep(&spec);
     static uintptr_t want[OLD_BLOCKS * OLD_PER];
@@ -1941,7 +2099,7 @@ Test(shadow, young_runs_judged_whole, .init = setup)
 
     /* A free, then a run through the freed address (block 3's object 10,
      * freed, made again with its neighbours). */
-    hp_shadow_note_free(young_base(3, 10), NULL, NULL);
+    hp_shadow_note_free(young_base(3, 10), NULL, NULL, NULL);
     for (size_t i = 0; i < 40; i++, appended++) {
         hp_rec r = block_rec(young_base(3, i), 5);
         cr_assert_eq(hp_shadow_log_append(log, &r), 0);
