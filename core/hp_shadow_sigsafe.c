@@ -298,7 +298,12 @@ static void split_span(hp_rec *recs, size_t n, void *arg)
 {
     split_ctx *sp = arg;
     for (size_t i = 0; i < n; i++) {
-        if (!sp->keep(recs[i].base, sp->ctx) && aside_put(&recs[i]) == 0) {
+        /* (a record freed against its log goes to the table, where the
+         * sweep drops it, unasked: its address may no longer start an
+         * object, nor its page a block, and the test reads the block's
+         * header, Note [Frees against a log]) */
+        if (!(recs[i].flags & HP_REC_FREED) && !sp->keep(recs[i].base, sp->ctx) &&
+            aside_put(&recs[i]) == 0) {
             sp->aside++;
             continue;
         }

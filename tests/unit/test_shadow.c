@@ -1506,6 +1506,40 @@ Test(shadow, free_against_the_log_ends_its_run, .init = setup)
     cr_assert_eq(hp_shadow_records(), 11);
 }
 
+/* A traversal's drain (world stopped, at the mark phase's end) never asks
+ * the collector about a record freed against its log: the freed address
+ * may no longer start an object, nor its page a block (a large object
+ * freed, its pages reused by a block that begins below them), and the
+ * collector's mark test reads the block's header (GC_is_marked crashed
+ * Crystal and asy under mode retainer). The record goes to the table,
+ * where the sweep drops it as freed. */
+static int asked_freed;
+static int keep_asking(uintptr_t base, void *ctx)
+{
+    (void)ctx;
+    if (base == RUN_TOP) asked_freed++;
+    return 0;   /* (nothing marked: the rest is set aside) */
+}
+
+Test(shadow, traversal_drain_never_asks_about_a_freed_record, .init = setup)
+{
+    hp_tlog *log = hp_shadow_log_new();
+    hp_rec a1 = block_rec(RUN_TOP, 101), b = block_rec(RUN_TOP + 4096, 300);
+    cr_assert_eq(hp_shadow_log_append(log, &a1), 0);
+    cr_assert_eq(hp_shadow_log_append(log, &b), 0);
+    hp_shadow_note_free(a1.base, log, NULL, NULL);
+    cr_assert_eq(hp_shadow_records(), 0);
+    size_t aside = hp_shadow_drain_marked(keep_asking, NULL);
+    cr_assert_eq(asked_freed, 0, "the collector was asked about a freed object");
+    cr_assert_eq(aside, 1);                  /* b, unmarked */
+    cr_assert_eq(hp_shadow_records(), 1);    /* a1, freed, in the table */
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, 1);
+    cr_assert_eq(g.freed_ccs[0], 101);
+    cr_assert_eq(res.live_objects, 1);       /* b: the sweep's own test keeps it */
+}
+
 /* Another log holds records (the freed object may be one of them): the
  * free drains, as before. And a record marked freed against its log is
  * still freed when a later free's drain moves it into the table. */
