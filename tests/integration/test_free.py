@@ -72,5 +72,28 @@ class Free(hptest.ProfileTest):
         self.assertNotIn("not reached", prof.split("RETAINER CENSUSES")[1])
 
 
+    def test_freed_blocks_merged_and_taken_whole(self):
+        # tests/progs/remerge.c: two 16 KiB objects GC_free'd while their
+        # records are still in the thread's log (the frees noted against
+        # it: core/hp_shadow_internal.h, Note [Frees against a log]), their
+        # blocks merged and taken whole by a 32 KiB object. The retainer
+        # traversal's drain at the mark phase's end must not ask the
+        # collector whether the freed objects are marked: one of them lies
+        # inside the new object, where the mark test read a forwarding
+        # header and crashed.
+        for heapprof in ("cc", "retainer,interval=0", "ldv,interval=0"):
+            r, hp, prof = self.profile("remerge", heapprof=heapprof)
+            out = out_table(r.stdout)
+            self.assertEqual(out["inside"], (1,), "a freed object's base is not inside the new "
+                             "one: the scenario was not exercised")
+            big, whole = out["big"][0], out["whole"][0]
+            self.assertEqual(prof_rows(prof), {
+                "pair/main": (2, 2 * big, 2 * 16384, 0, 0),
+                "whole/main": (1, whole, 32768, whole, whole),
+            }, heapprof)
+            self.assertEqual([sum(s.values()) for _, s in hp.nonempty()],
+                             [whole] * len(hp.nonempty()), heapprof)
+            self.assertGreaterEqual(len(hp.nonempty()), 2, heapprof)
+
 if __name__ == "__main__":
     hptest.main()
