@@ -326,6 +326,7 @@ static void fill_prof(int fd, void *arg)
     s.censuses = hp_cf.censuses;
     s.forced = atomic_load(&hp_rt.forced_collections);
     s.forced_seconds = (double)atomic_load(&hp_rt.forced_ns) / 1e9;
+    s.forced_max_seconds = (double)atomic_load(&hp_rt.forced_max_ns) / 1e9;
     s.forced_declined = atomic_load(&hp_rt.forced_declined);
     s.forced_waited = atomic_load(&hp_rt.forced_waited);
     s.waited_collection_seconds = (double)atomic_load(&hp_rt.waited_collection_ns) / 1e9;

@@ -168,8 +168,10 @@ static void forced_collection(void)
     atomic_store(&force_census, 1);
     hp_real.GC_gcollect();
     if (atomic_load(&hp_rt.period) != before) {
+        uint64_t took = hp_mono_ns() - t0;
         atomic_fetch_add(&hp_rt.forced_collections, 1);
-        atomic_fetch_add(&hp_rt.forced_ns, hp_mono_ns() - t0);
+        atomic_fetch_add(&hp_rt.forced_ns, took);
+        if (took > atomic_load(&hp_rt.forced_max_ns)) atomic_store(&hp_rt.forced_max_ns, took);
     } else {
         /* The collector declined (GC_disable, GC_dont_gc): try again later. */
         atomic_store(&force_census, 0);

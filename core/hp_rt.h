@@ -26,8 +26,9 @@ typedef struct hp_runtime {
      * run (the default interval only); and of the censuses due, how many
      * were left to the collector's own next collection because one takes
      * so long (HP_FORCE_COST, collector_hooks/hp_hooks.h), and the longest
-     * collection that did so. */
-    _Atomic uint64_t forced_collections, forced_ns, forced_declined;
+     * collection that did so; the longest forced collection (with its
+     * census), forced_max_ns. */
+    _Atomic uint64_t forced_collections, forced_ns, forced_declined, forced_max_ns;
     _Atomic uint64_t forced_waited, waited_collection_ns;
     _Atomic uint64_t window_collections;   /* window= (collector_hooks/hp_hooks.c) */
     /* Bumped whenever a heap block may come to hold objects of another

@@ -47,6 +47,7 @@ void hp_rt_exclude_reset(void)
     atomic_store(&in_handlers, 0);
     atomic_store(&hp_rt.forced_collections, 0);   /* (and its forced collections) */
     atomic_store(&hp_rt.forced_ns, 0);
+    atomic_store(&hp_rt.forced_max_ns, 0);
     atomic_store(&hp_rt.forced_declined, 0);
     atomic_store(&hp_rt.forced_waited, 0);
     atomic_store(&hp_rt.waited_collection_ns, 0);

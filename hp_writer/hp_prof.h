@@ -20,7 +20,7 @@ typedef struct hp_prof_summary {
     uint64_t collections, censuses;
     uint64_t forced, forced_declined;    /* forced collections; censuses due but not
                                             forced (their share of the run was spent) */
-    double forced_seconds;
+    double forced_seconds, forced_max_seconds;   /* all forced ones; the longest */
     uint64_t forced_waited;              /* censuses due left to the collector, whose
                                             collections take long (HP_FORCE_COST) */
     double waited_collection_seconds;    /* ... the longest such collection */

@@ -282,6 +282,10 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_u64(b, s->forced);
     hp_buf_str(b, " (");
     hp_buf_fixed(b, s->forced_seconds, 3);
+    if (s->forced) {
+        hp_buf_str(b, " s, the longest ");
+        hp_buf_fixed(b, s->forced_max_seconds, 3);
+    }
     hp_buf_str(b, " s; forced when a census was due and no collection came");
     if (s->forced_declined) {
         hp_buf_str(b, "; ");
