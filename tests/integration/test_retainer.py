@@ -162,7 +162,21 @@ class Retainer(hptest.ProfileTest):
                                            ("components" if walk == "wide" else walk) +
                                            (",helper=yes" if walk == "components" else ""))
                 self.assertIn("PHASES 4 3", r.stdout)
-                runs[walk] = ([self.bands_without_gc_strays(s) for _, s in hp.samples], prof)
+                got = [self.bands_without_gc_strays(s) for _, s in hp.samples]
+                # The census at exit (the last): main has returned, and
+                # what its thread's stack holds is the exit's frames and
+                # the stale words below them that heapprof's own calls
+                # left, which differ from walk to walk (the component walk
+                # calls deeper on this thread than the depth-first one):
+                # a stale pointer to the nodes array put stack:main in its
+                # set in one run of the CI suite (2026-11-29). Its stack
+                # roots are not compared.
+                last = {}
+                for key, v in got[-2].items():
+                    k = ",".join(m for m in key.split(",") if m != "stack:main")
+                    last[k] = last.get(k, 0) + v
+                got[-2] = last
+                runs[walk] = (got, prof)
             depth, comps = runs["depth"][0], runs["components"][0]
             with self.subTest(seed=seed):
                 self.assertEqual(len(depth), 17)   # (15 censuses and the bookends)
