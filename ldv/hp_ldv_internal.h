@@ -141,6 +141,7 @@ typedef struct hp_ldv_state {
     _Atomic int within_budget;      /* 1 while the credit may be spent */
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
     _Atomic uint64_t budget_opens;  /* pages left open while past it */
+    _Atomic uint64_t alien_opens;   /* ... at a fault that could teach nothing (hp_ldv_alien) */
     _Atomic uint64_t group_opens;   /* ... with their group (hp_ldv_open_group) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
@@ -377,6 +378,12 @@ void hp_ldv_reprotect_page(uintptr_t page);
  * when the page should now stay open for the rest of the period. `rich`:
  * within the budget for exact re-arming (credit from new uses counts). */
 int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
+/* ldv=adaptive: a fault that could teach nothing (the collector's own
+ * access, or the program's on memory no indexed object holds: an object
+ * made since the pass, or free memory): the page stays open for the rest
+ * of the period, credit or not (doc/semantics.md, Re-arming, and
+ * hp_ldv_trap_sigsafe.c, Note [Faults that teach nothing]). */
+void hp_ldv_alien(uintptr_t addr, const hp_ldv_run *run, int rich);
 /* A fault on the page found the first use this period of an object:
  * `credit` more fruitless faults before the page stays open --
  * HP_LDV_CREDIT for an object that has survived two or more collections,

@@ -320,6 +320,16 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     return n >= lim;
 }
 
+void hp_ldv_alien(uintptr_t addr, const hp_ldv_run *run, int rich)
+{
+    _Atomic int16_t *w = balance_of(addr, run);
+    int lim = balance_limit();
+    if (atomic_load_explicit(w, memory_order_relaxed) >= lim) return;
+    atomic_store_explicit(w, (int16_t)lim, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hp_ldv.alien_opens, 1, memory_order_relaxed);
+    if (!rich) atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
+}
+
 void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)
 {
     _Atomic int16_t *w = balance_of(addr, run);
