@@ -211,6 +211,26 @@ class Ldv(hptest.ProfileTest):
         self.assertLess(sum(s.get("LAG", 0) for s in page),
                         0.5 * sum(s.get("LAG", 0) for s in exact))
 
+    def test_faults_that_teach_nothing_open_the_page(self):
+        # ldv/hp_ldv_trap_sigsafe.c, Note [Faults that teach nothing]:
+        # ldv_patterns churn replaces one object of two it reads, so the
+        # collector takes free objects off lists on the pages it protects
+        # and the program sets them. Under the default policy each such
+        # fault (the collector's, or on memory no indexed object holds)
+        # opens its page at once: no second one there; and the bands are
+        # what the rule before gave (the page opened where the allocator
+        # works, not where the program reads). With the rule off (each
+        # such fault re-armed until the page's credit ran out), 1,122
+        # collector faults and 217 on new objects where it takes 125 and
+        # 0, the bands the same (2026-11-29).
+        _, prof = self.pattern_bands("churn", "")
+        alien = int(prof_field(prof, "collector faults")) + \
+            int(prof_field(prof, "faults on objects made since the pass, or free memory"))
+        opened = int(prof_field(prof, "pages left open at a fault that could teach nothing"))
+        self.assertGreater(opened, 20, prof)
+        self.assertEqual(opened, alien, prof)
+        self.assertEqual(prof_field(prof, "past the budget first at (s)"), "never", prof)
+
     def test_default_policy_matches_precise_on_trees(self):
         # Issue "ldv truthful by default": examples/trees.c at depth 14 (a
         # depth of the guide), a census at every collection: the default

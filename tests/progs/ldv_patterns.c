@@ -20,6 +20,12 @@
  *   `threads`: 4000 objects made in period 0, interleaved on the same
  *              pages; in period 2 a second thread reads the odd ones while
  *              the main thread reads the even ones; held to exit.
+ *   `churn`:   6000 objects of 48 bytes (64 to a page) made in period 0;
+ *              in each of periods 1-6, 600 reads of objects drawn at
+ *              random (a quarter of them read 8 times), and after every
+ *              tenth read one object drawn at random dropped and replaced
+ *              by a new one, set at once: the collector's free slots, and
+ *              so the new objects, lie on the pages of the objects read.
  *
  * `ldv_patterns NAME` runs one pattern; no argument runs them all. Seven
  * collections, then exit (the final census is census 8). */
@@ -118,6 +124,36 @@ static void young_step(int p)
     }
 }
 
+/* ---- churn ---- */
+#define CHURN 6000
+static char *churn[CHURN];
+static unsigned churn_seed = 7;
+static unsigned churn_rnd(void)
+{
+    churn_seed = churn_seed * 1103515245u + 12345u;
+    return churn_seed >> 8;
+}
+static void churn_make(void)
+{
+    for (int i = 0; i < CHURN; i++) {
+        churn[i] = GC_malloc_atomic(48);
+        memset(churn[i], i & 0x7f, 48);
+    }
+}
+static void churn_step(int p)
+{
+    for (int k = 0; k < CHURN / 10; k++) {
+        int i = (int)(churn_rnd() % CHURN);
+        int times = churn_rnd() % 4 == 0 ? 8 : 1;
+        for (int t = 0; t < times; t++) sink += churn[i][(t * 5) % 48];
+        if (k % 2 == 1) {
+            int j = (int)(churn_rnd() % CHURN);
+            churn[j] = GC_malloc_atomic(48);
+            memset(churn[j], p, 48);
+        }
+    }
+}
+
 /* ---- threads ---- */
 #define SHARED 4000
 static char **shared;
@@ -145,6 +181,7 @@ int main(int argc, char **argv)
     if (on("tree")) tree = make(0, 12);
     if (on("list")) build_list();
     if (on("hash")) build_hash();
+    if (on("churn")) churn_make();
     if (on("threads")) {
         shared = GC_malloc(SHARED * sizeof *shared);
         for (int i = 0; i < SHARED; i++) {
@@ -161,6 +198,7 @@ int main(int argc, char **argv)
         if (p == 3 && on("hash")) lookups();
         if (p == 4 && on("tree")) sink += check(tree);
         if (p == 2 && on("threads")) shared_reads();
+        if (p <= 6 && on("churn")) churn_step(p);
         scrub_stack();
     }
     printf("done %d\n", sink != 0);
