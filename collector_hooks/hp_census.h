@@ -14,7 +14,6 @@
 #ifndef HP_CENSUS_H
 #define HP_CENSUS_H
 #include <stdint.h>
-#include "core/hp_shadow.h"
 
 /* Start-up: choose the schemes (hp_schemes.h) and reserve memory: 0, or
  * -1 when out of memory. */
@@ -50,6 +49,7 @@ void hp_census_mark_end(void);             /* every MARK_END, after the above */
 void hp_census_without_collection(const char *why);
 /* The program freed the object at `base`, on the thread whose log is
  * `mine` (NULL: none or unknown) (caller holds the lock). */
+typedef struct hp_tlog hp_tlog;   /* (core/hp_shadow.h) */
 void hp_census_note_free(uintptr_t base, hp_tlog *mine);
 /* The program resized the object at `base` in place (lock held). */
 void hp_census_note_resize(uintptr_t base, uint32_t granted, uint32_t req);

@@ -1427,6 +1427,21 @@ static hp_sweep_result sweep_logs(gone_seen *g)
     return hp_sweep(&spec);
 }
 
+/* Sweep the table and the logs (sweep_logs): `freed` records freed,
+ * whose stacks sum to `ccs_sum`, and `live` counted live. */
+static hp_sweep_result sweep_expect(size_t freed, uint32_t ccs_sum, uint64_t live)
+{
+    gone_seen g = {0};
+    hp_sweep_result res = sweep_logs(&g);
+    cr_assert_eq(g.freed, freed);
+    uint32_t sum = 0;
+    for (size_t i = 0; i < g.freed && i < 8; i++) sum += g.freed_ccs[i];
+    cr_assert_eq(sum, ccs_sum);
+    cr_assert_eq(g.died, 0);
+    cr_assert_eq(res.live_objects, live);
+    return res;
+}
+
 static void see_ccs(hp_rec *r, hp_event ev, void *ctx)
 {
     (void)ev;
@@ -1464,18 +1479,10 @@ static void free_against_the_log(int drain_first)
         cr_assert_eq(seen_now[0], 2);
         cr_assert_eq(seen_now[1], 300 + 102);
     }
-    gone_seen g = {0};
-    hp_sweep_result res = sweep_logs(&g);
-    cr_assert_eq(g.freed, 1);
-    cr_assert_eq(g.freed_ccs[0], 101);
-    cr_assert_eq(g.died, 0);
+    hp_sweep_result res = sweep_expect(1, 101, 2);
     cr_assert_eq(res.objects, 3);   /* (the freed one's allocation counted) */
-    cr_assert_eq(res.live_objects, 2);
     cr_assert_eq(hp_shadow_records(), 2);
-    gone_seen g2 = {0};
-    res = sweep_logs(&g2);   /* (the free does not linger) */
-    cr_assert_eq(g2.freed, 0);
-    cr_assert_eq(res.live_objects, 2);
+    sweep_expect(0, 0, 2);   /* (the free does not linger) */
 }
 
 Test(shadow, free_against_the_log_swept_from_it, .init = setup) { free_against_the_log(0); }
@@ -1498,11 +1505,7 @@ Test(shadow, free_against_the_log_ends_its_run, .init = setup)
     cr_assert_eq(hp_shadow_records(), 0);
     hp_rec again = block_rec(a, 5);
     cr_assert_eq(hp_shadow_log_append(log, &again), 0);
-    gone_seen g = {0};
-    hp_sweep_result res = sweep_logs(&g);
-    cr_assert_eq(g.freed, 1);
-    cr_assert_eq(g.freed_ccs[0], 9);
-    cr_assert_eq(res.live_objects, 11);
+    sweep_expect(1, 9, 11);
     cr_assert_eq(hp_shadow_records(), 11);
 }
 
@@ -1533,11 +1536,7 @@ Test(shadow, traversal_drain_never_asks_about_a_freed_record, .init = setup)
     cr_assert_eq(asked_freed, 0, "the collector was asked about a freed object");
     cr_assert_eq(aside, 1);                  /* b, unmarked */
     cr_assert_eq(hp_shadow_records(), 1);    /* a1, freed, in the table */
-    gone_seen g = {0};
-    hp_sweep_result res = sweep_logs(&g);
-    cr_assert_eq(g.freed, 1);
-    cr_assert_eq(g.freed_ccs[0], 101);
-    cr_assert_eq(res.live_objects, 1);       /* b: the sweep's own test keeps it */
+    sweep_expect(1, 101, 1);   /* (b: the sweep's own test keeps it) */
 }
 
 /* Another log holds records (the freed object may be one of them): the
@@ -1555,11 +1554,7 @@ Test(shadow, free_with_another_log_pending_drains, .init = setup)
     cr_assert_eq(hp_shadow_log_append(other, &c), 0);
     hp_shadow_note_free(c.base, mine, NULL, NULL);    /* other's object: a drain */
     cr_assert_eq(hp_shadow_records(), 3);
-    gone_seen g = {0};
-    hp_sweep_result res = sweep_logs(&g);
-    cr_assert_eq(g.freed, 2);
-    cr_assert_eq(g.freed_ccs[0] + g.freed_ccs[1], 101 + 300);
-    cr_assert_eq(res.live_objects, 1);
+    sweep_expect(2, 101 + 300, 1);
     cr_assert_eq(hp_shadow_records(), 1);
 }
 
@@ -1579,11 +1574,7 @@ Test(shadow, free_against_a_log_then_reused, .init = setup)
     cr_assert_eq(again, log, "the log was not reused");
     hp_rec a2 = block_rec(RUN_TOP, 102);
     cr_assert_eq(hp_shadow_log_append(again, &a2), 0);
-    gone_seen g = {0};
-    hp_sweep_result res = sweep_logs(&g);
-    cr_assert_eq(g.freed, 1);
-    cr_assert_eq(g.freed_ccs[0], 101);
-    cr_assert_eq(res.live_objects, 1 + 20);
+    sweep_expect(1, 101, 1 + 20);
 }
 
 /* Note [Drained records join runs] (core/hp_sweep.c): a program that
