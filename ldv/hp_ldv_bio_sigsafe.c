@@ -671,6 +671,8 @@ void hp_ldv_write_prof(int fd)
         line_u64("  pages left open while past the budget", atomic_load(&hp_ldv.budget_opens));
         line_u64("  pages left open at a fault that could teach nothing",
                  atomic_load(&hp_ldv.alien_opens));
+        line_u64("    protected again once the allocator worked elsewhere",
+                 atomic_load(&hp_ldv.alien_rearms));
         _Static_assert(HP_LDV_GROUP_PAGES == 16, "the line below names the group's size");
         line_u64("    with their group of 16 (64 KiB)", atomic_load(&hp_ldv.group_opens));
     }

@@ -142,6 +142,8 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
     _Atomic uint64_t budget_opens;  /* pages left open while past it */
     _Atomic uint64_t alien_opens;   /* ... at a fault that could teach nothing (hp_ldv_alien) */
+    _Atomic uint64_t alien_rearms;  /* such pages protected again once the allocator
+                                       worked elsewhere (hp_ldv_rearm_page) */
     _Atomic uint64_t group_opens;   /* ... with their group (hp_ldv_open_group) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
@@ -384,6 +386,13 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich);
  * of the period, credit or not (doc/semantics.md, Re-arming, and
  * hp_ldv_trap_sigsafe.c, Note [Faults that teach nothing]). */
 void hp_ldv_alien(uintptr_t addr, const hp_ldv_run *run, int rich);
+/* Protect again a page hp_ldv_alien left open, now that the allocator
+ * works on another (Note [The allocator moves on],
+ * ldv/hp_ldv_trap_sigsafe.c): 1 when done, 0 when the page must stay
+ * open (not open for the period, a system call's buffer or another
+ * thread's instruction on it, a collection or the map-entry budget).
+ * Handler-safe; for a thread that runs alone. */
+int hp_ldv_rearm_page(uintptr_t page);
 /* A fault on the page found the first use this period of an object:
  * `credit` more fruitless faults before the page stays open --
  * HP_LDV_CREDIT for an object that has survived two or more collections,
@@ -534,6 +543,10 @@ uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns);
  * while other threads ran (hp_ldv_trap_sigsafe.c). */
 #define HP_LDV_OPENED 1
 #define HP_LDV_SHARED_MARKED 2
+/* ... and: opened for the rest of the period, then protected again
+ * (hp_ldv_rearm_page): its objects not used in the period are uncertain
+ * as if it had stayed open. */
+#define HP_LDV_WAS_OPENED 4
 /* Is this the pass's first opening of `page` (in `run`, the handler's
  * look-up) for one instruction while other threads ran? Only the first needs hp_ldv_span_unwatched: the
  * objects it leaves alone are used already in the period, and a pass

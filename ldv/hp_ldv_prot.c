@@ -155,7 +155,7 @@ void hp_ldv_collection_start(void)
             const hp_ldv_run *r = &hp_ldv.runs[i];
             size_t np = (r->hi - r->lo) >> HP_PAGE_SHIFT;
             for (size_t k = 0; k < np; k++)
-                if (o[r->off + k] & HP_LDV_OPENED) {
+                if (o[r->off + k] & (HP_LDV_OPENED | HP_LDV_WAS_OPENED)) {
                     uintptr_t page = r->lo + (k << HP_PAGE_SHIFT);
                     hp_ldv_span_unwatched(page, page + HP_PAGE);
                 }

@@ -330,6 +330,36 @@ void hp_ldv_alien(uintptr_t addr, const hp_ldv_run *run, int rich)
     if (!rich) atomic_fetch_add_explicit(&hp_ldv.budget_opens, 1, memory_order_relaxed);
 }
 
+int hp_ldv_rearm_page(uintptr_t page)
+{
+    const hp_ldv_run *run = hp_ldv_find_run(page);
+    if (!run || !hp_ldv_prot_.opened_ok || atomic_load(&gave_way) ||
+        atomic_load(&hp_ldv.collecting) || entries_used() + 2 > hp_ldv.map_budget)
+        return 0;
+    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
+                         ((page - run->lo) >> HP_PAGE_SHIFT);
+    if (!(atomic_load(o) & HP_LDV_OPENED)) return 0;
+    hp_ldv_stepping *e = stepping_of(page, 0);
+    if (e && atomic_load(&e->count) > 0) return 0;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return 0;
+    }
+    /* Flags first (as an opening sets them before its mprotect): a page
+     * not flagged open is protected or about to be. */
+    atomic_fetch_or(o, HP_LDV_WAS_OPENED);
+    atomic_fetch_and(o, (uint8_t)~HP_LDV_OPENED);
+    atomic_store_explicit(balance_of(page, run), 0, memory_order_relaxed);
+    atomic_fetch_add(&hp_ldv.opens, 1);   /* (map entries: counted as an opening) */
+    if (hp_sys_mprotect((void *)page, HP_PAGE, PROT_NONE) != 0) {
+        atomic_fetch_or(o, HP_LDV_OPENED);
+        atomic_store_explicit(balance_of(page, run), (int16_t)balance_limit(), memory_order_relaxed);
+        return 0;
+    }
+    atomic_fetch_add_explicit(&hp_ldv.alien_rearms, 1, memory_order_relaxed);
+    return 1;
+}
+
 void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)
 {
     _Atomic int16_t *w = balance_of(addr, run);
