@@ -82,7 +82,7 @@ def ground_truth(work, base, lib, trees):
     if r.returncode != 0:
         sys.exit("bench_ldv: building ldv_patterns failed:\n" + r.stderr)
     progs = [(f"ldv_patterns {p}", [exe, p], "ldv_patterns")
-             for p in ("tree", "list", "hash", "young", "threads", "churn")]
+             for p in ("tree", "list", "hash", "young", "threads", "churn", "fronts")]
     progs += [(f"trees.c {d}", [trees, str(d)], "trees") for d in (10, 14)]
     print("each policy against ldv=precise, share of each band's byte-censuses in the same "
           "band (interval=0; threads: precise itself misses uses, see doc/semantics.md):")

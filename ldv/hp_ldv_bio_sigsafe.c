@@ -673,6 +673,8 @@ void hp_ldv_write_prof(int fd)
                  atomic_load(&hp_ldv.alien_opens));
         line_u64("    protected again once the allocator worked elsewhere",
                  atomic_load(&hp_ldv.alien_rearms));
+        line_u64("      whose next fault found a use", atomic_load(&hp_ldv.rearms_paid));
+        line_u64("      whose next fault could teach nothing", atomic_load(&hp_ldv.rearms_wasted));
         _Static_assert(HP_LDV_GROUP_PAGES == 16, "the line below names the group's size");
         line_u64("    with their group of 16 (64 KiB)", atomic_load(&hp_ldv.group_opens));
     }

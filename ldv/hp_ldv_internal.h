@@ -144,6 +144,10 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t alien_opens;   /* ... at a fault that could teach nothing (hp_ldv_alien) */
     _Atomic uint64_t alien_rearms;  /* such pages protected again once the allocator
                                        worked elsewhere (hp_ldv_rearm_page) */
+    _Atomic uint64_t rearms_paid;   /* ... whose next fault found a new use */
+    _Atomic uint64_t rearms_wasted; /* ... whose next fault could teach nothing */
+    _Atomic int rearm_paid_recent;  /* the same, halved at each pass (the decision's) */
+    _Atomic int rearm_wasted_recent;
     _Atomic uint64_t group_opens;   /* ... with their group (hp_ldv_open_group) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
@@ -389,10 +393,18 @@ void hp_ldv_alien(uintptr_t addr, const hp_ldv_run *run, int rich);
 /* Protect again a page hp_ldv_alien left open, now that the allocator
  * works on another (Note [The allocator moves on],
  * ldv/hp_ldv_trap_sigsafe.c): 1 when done, 0 when the page must stay
- * open (not open for the period, a system call's buffer or another
- * thread's instruction on it, a collection or the map-entry budget).
+ * open (not open for the period, protected again HP_LDV_REARM_MAX times
+ * since its last new use, protecting again has not paid lately, a
+ * system call's buffer or another thread's instruction on it, a
+ * collection or the map-entry budget).
  * Handler-safe; for a thread that runs alone. */
 int hp_ldv_rearm_page(uintptr_t page);
+/* A fault on `addr` found a new use: a page protected again there has
+ * paid for it, and may be so again in the period. */
+void hp_ldv_rearm_paid(uintptr_t addr, const hp_ldv_run *run);
+/* A fault on `addr` could teach nothing: a page protected again there
+ * (and not opened since) has not paid for it. */
+void hp_ldv_rearm_wasted(uintptr_t addr, const hp_ldv_run *run);
 /* A fault on the page found the first use this period of an object:
  * `credit` more fruitless faults before the page stays open --
  * HP_LDV_CREDIT for an object that has survived two or more collections,
@@ -547,6 +559,10 @@ uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns);
  * (hp_ldv_rearm_page): its objects not used in the period are uncertain
  * as if it had stayed open. */
 #define HP_LDV_WAS_OPENED 4
+/* Bits 3-7: times protected again so in the period since its last new use
+ * (at most HP_LDV_REARM_MAX; Note [The allocator moves on]). */
+#define HP_LDV_REARM_SHIFT 3
+#define HP_LDV_REARM_MAX 2u
 /* Is this the pass's first opening of `page` (in `run`, the handler's
  * look-up) for one instruction while other threads ran? Only the first needs hp_ldv_span_unwatched: the
  * objects it leaves alone are used already in the period, and a pass

@@ -661,6 +661,9 @@ void hp_ldv_protect(void)
      * program's own mprotect covers them). */
     hp_ldv_prot_.opened_ok = hp_vec_ensure(&opened_vec, total + 1) == 0;
     if (hp_ldv_prot_.opened_ok) memset(opened_vec.base, 0, total + 1);
+    /* What protecting pages again paid lately: halved at each pass. */
+    atomic_store(&hp_ldv.rearm_paid_recent, atomic_load(&hp_ldv.rearm_paid_recent) / 2);
+    atomic_store(&hp_ldv.rearm_wasted_recent, atomic_load(&hp_ldv.rearm_wasted_recent) / 2);
     /* Entries of objects made inherent stay in the index: hp_ldv_use
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;

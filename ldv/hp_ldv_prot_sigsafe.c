@@ -338,7 +338,12 @@ int hp_ldv_rearm_page(uintptr_t page)
         return 0;
     _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
                          ((page - run->lo) >> HP_PAGE_SHIFT);
-    if (!(atomic_load(o) & HP_LDV_OPENED)) return 0;
+    uint8_t was = atomic_load(o);
+    if (!(was & HP_LDV_OPENED) || (was >> HP_LDV_REARM_SHIFT) >= HP_LDV_REARM_MAX) return 0;
+    /* Only while protecting again pays: most next faults find a use. */
+    if (atomic_load_explicit(&hp_ldv.rearm_wasted_recent, memory_order_relaxed) >
+        2 * atomic_load_explicit(&hp_ldv.rearm_paid_recent, memory_order_relaxed) + 16)
+        return 0;
     hp_ldv_stepping *e = stepping_of(page, 0);
     if (e && atomic_load(&e->count) > 0) return 0;
     for (int s = 0; s < INFLIGHT_SLOTS; s++) {
@@ -348,6 +353,7 @@ int hp_ldv_rearm_page(uintptr_t page)
     /* Flags first (as an opening sets them before its mprotect): a page
      * not flagged open is protected or about to be. */
     atomic_fetch_or(o, HP_LDV_WAS_OPENED);
+    atomic_fetch_add(o, 1u << HP_LDV_REARM_SHIFT);
     atomic_fetch_and(o, (uint8_t)~HP_LDV_OPENED);
     atomic_store_explicit(balance_of(page, run), 0, memory_order_relaxed);
     atomic_fetch_add(&hp_ldv.opens, 1);   /* (map entries: counted as an opening) */
@@ -358,6 +364,30 @@ int hp_ldv_rearm_page(uintptr_t page)
     }
     atomic_fetch_add_explicit(&hp_ldv.alien_rearms, 1, memory_order_relaxed);
     return 1;
+}
+
+void hp_ldv_rearm_paid(uintptr_t addr, const hp_ldv_run *run)
+{
+    if (!hp_ldv_prot_.opened_ok) return;
+    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
+                         ((addr - run->lo) >> HP_PAGE_SHIFT);
+    if (atomic_load_explicit(o, memory_order_relaxed) >> HP_LDV_REARM_SHIFT) {
+        atomic_fetch_and(o, (uint8_t)((1u << HP_LDV_REARM_SHIFT) - 1));
+        atomic_fetch_add_explicit(&hp_ldv.rearms_paid, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hp_ldv.rearm_paid_recent, 1, memory_order_relaxed);
+    }
+}
+
+void hp_ldv_rearm_wasted(uintptr_t addr, const hp_ldv_run *run)
+{
+    if (!hp_ldv_prot_.opened_ok) return;
+    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
+                         ((addr - run->lo) >> HP_PAGE_SHIFT);
+    uint8_t v = atomic_load_explicit(o, memory_order_relaxed);
+    if ((v >> HP_LDV_REARM_SHIFT) && !(v & HP_LDV_OPENED)) {
+        atomic_fetch_add_explicit(&hp_ldv.rearms_wasted, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hp_ldv.rearm_wasted_recent, 1, memory_order_relaxed);
+    }
 }
 
 void hp_ldv_fruitful(uintptr_t addr, const hp_ldv_run *run, int credit)

@@ -195,11 +195,20 @@ static int burst_on(ucontext_t *uc, int fd, int credit)
  * for each of the allocator's accesses (precise mode pays half its faults
  * on churn there). Its objects not seen used in the period stay uncertain
  * (HP_LDV_WAS_OPENED: a read while it was open may have been missed).
- * Measured on churn (2026-11-29): LAG 88.5% -> 99.1%, USE 80.9% -> 96.9%,
- * DRAG 93.0% -> 97.5% of precise's, 3,239 -> 3,679 faults;
- * bench/ldv_precision.c the same (99.6%). Keeping the last four pages
- * instead (a thread-local free list may be refilled from several blocks
- * at once) did worse there: USE 92.8%. */
+ * Where the allocator works on two pages by turns (two size classes: w3m,
+ * ldv_patterns fronts) the next fault on the page is the allocator's
+ * again, and protecting again wastes it: so a page is protected again at
+ * most HP_LDV_REARM_MAX times since its last new use, and none is while
+ * the faults that followed recent re-protections (halved at each pass)
+ * taught nothing more than twice as often as they found a use, plus 16.
+ * Measured (2026-11-29): churn LAG/USE/DRAG 88.5/80.9/93.0% -> 98.8/96.4/
+ * 97.3% of precise's byte-censuses (3,239 -> 3,651 faults; re-protected
+ * 208 times, 106 paid, 63 wasted); w3m -dump of a 1000-row table against
+ * its precise run 92.3/90.6/97.9% before, 92.6/90.8/97.9% after (89
+ * re-protected, 88 wasted); without the feedback 73.8/90.8/85.8% (2 of 10
+ * periods rested past the budget: the waste spent it); once a period
+ * (HP_LDV_REARM_MAX 1) churn's USE 91.2%; the last four pages kept open
+ * instead of one, 92.8%. */
 static void allocator_moves_on(uintptr_t page)
 {
     if (tt.alien_pass != hp_ldv.passes) {
@@ -335,9 +344,11 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         credit = rich;
         if (fresh) {
             int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+            hp_ldv_rearm_paid(addr, run);
             if (rich && (fresh == 2 || write))
                 hp_ldv_fruitful(addr, run, fresh == 2 ? HP_LDV_CREDIT : HP_LDV_CREDIT_YOUNG);
         } else if (alien) {
+            hp_ldv_rearm_wasted(addr, run);
             hp_ldv_alien(addr, run, rich);
             if (rich) allocator_moves_on(page);
             step = 0;

@@ -252,6 +252,19 @@ class Ldv(hptest.ProfileTest):
         self.assertEqual(opened, alien, prof)
         self.assertGreater(rearmed, opened // 2, prof)
         self.assertLess(rearmed, opened, prof)
+        paid = int(prof_field(prof, "whose next fault found a use"))
+        wasted = int(prof_field(prof, "whose next fault could teach nothing"))
+        self.assertGreater(paid, wasted, prof)
+        # Where protecting again does not pay (ldv_patterns fronts: the
+        # allocator works on two pages by turns, and no old object is
+        # read), it stops: the recent waste halves at each of the 7
+        # passes and may exceed twice what paid by 16 before it stops.
+        _, prof = self.pattern_bands("fronts", "")
+        self.assertEqual(prof_field(prof, "whose next fault found a use"), "0", prof)
+        self.assertGreater(int(prof_field(prof, "collector faults")), 500, prof)
+        self.assertLessEqual(
+            int(prof_field(prof, "protected again once the allocator worked elsewhere")),
+            16 + 7 * 10, prof)
         self.assertEqual(prof_field(prof, "past the budget first at (s)"), "never", prof)
 
     def test_default_policy_matches_precise_on_trees(self):

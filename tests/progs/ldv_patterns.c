@@ -26,6 +26,11 @@
  *              tenth read one object drawn at random dropped and replaced
  *              by a new one, set at once: the collector's free slots, and
  *              so the new objects, lie on the pages of the objects read.
+ *   `fronts`:  3000 objects of 48 bytes and 3000 of 160 made in period 0;
+ *              in each of periods 1-6, 1500 of each drawn at random
+ *              dropped and replaced by turns (a small one, a big one), each
+ *              set at once and never read: the allocator works on two pages
+ *              at a time, and no old object is used.
  *
  * `ldv_patterns NAME` runs one pattern; no argument runs them all. Seven
  * collections, then exit (the final census is census 8). */
@@ -154,6 +159,30 @@ static void churn_step(int p)
     }
 }
 
+/* ---- fronts ---- */
+#define FRONTS 3000
+static char *small_objs[FRONTS], *big_objs[FRONTS];
+static void fronts_make(void)
+{
+    for (int i = 0; i < FRONTS; i++) {
+        small_objs[i] = GC_malloc_atomic(48);
+        memset(small_objs[i], 1, 48);
+        big_objs[i] = GC_malloc_atomic(160);
+        memset(big_objs[i], 2, 160);
+    }
+}
+static void fronts_step(int p)
+{
+    for (int k = 0; k < FRONTS / 2; k++) {
+        int i = (int)(churn_rnd() % FRONTS), j = (int)(churn_rnd() % FRONTS);
+        small_objs[i] = GC_malloc_atomic(48);
+        memset(small_objs[i], p, 48);
+        big_objs[j] = GC_malloc_atomic(160);
+        memset(big_objs[j], p, 160);
+    }
+    sink += p;
+}
+
 /* ---- threads ---- */
 #define SHARED 4000
 static char **shared;
@@ -182,6 +211,7 @@ int main(int argc, char **argv)
     if (on("list")) build_list();
     if (on("hash")) build_hash();
     if (on("churn")) churn_make();
+    if (on("fronts")) fronts_make();
     if (on("threads")) {
         shared = GC_malloc(SHARED * sizeof *shared);
         for (int i = 0; i < SHARED; i++) {
@@ -199,6 +229,7 @@ int main(int argc, char **argv)
         if (p == 4 && on("tree")) sink += check(tree);
         if (p == 2 && on("threads")) shared_reads();
         if (p <= 6 && on("churn")) churn_step(p);
+        if (p <= 6 && on("fronts")) fronts_step(p);
         scrub_stack();
     }
     printf("done %d\n", sink != 0);
