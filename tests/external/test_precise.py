@@ -8,7 +8,9 @@ breaks a program": ECL and Crystal under ldv, ldv=page and ldv=precise.
 The rest runs in the default suite (test_runtimes.py: ECL under ldv and
 ldv=page; test_crystal.py: the Crystal compiler under ldv and ldv=page, a
 Crystal program under all three). ECL's start-up alone takes about 13
-million faults under ldv=precise: about 6 minutes on a 2-CPU VM."""
+million faults under ldv=precise: about 6 minutes on a 2-CPU VM.
+And w3m -dump of a 1000-row table under ldv=precise (about 25 s) as the
+truth for the default policy on a real program."""
 import os
 import shutil
 import subprocess
@@ -54,6 +56,53 @@ class Precise(unittest.TestCase):
         self.assertTrue(hptest.HpFile(hp).nonempty())
         prof = open(os.path.join(d, "ecl.prof")).read()
         self.assertIn("policy precise", prof)
+
+    def test_w3m_default_against_precise(self):
+        # Issue "ldv truthful by default" on a real program: w3m -dump of
+        # a 1000-row table, census at every collection, the default policy
+        # against ldv=precise, the share of each band's byte-censuses in
+        # the same band, census by census. Measured (2026-11-29): LAG
+        # 92.4%, USE 90.6%, DRAG 97.9% (a 400-row table: 85.9 / 84.7 /
+        # 96.1%) -- not the 95% the issue asks of the ground-truth
+        # programs: w3m's allocator works on pages of older objects, which
+        # the policy leaves open (LAG), and its objects, young, earn no
+        # credit for reads, so a fault on one used already leaves the page
+        # open (USE; repeat=16 gives 96.8% on 400 rows). The bounds guard
+        # what is reached: re-protecting pages where protecting again does
+        # not pay spent the budget here and gave LAG 73.8%, DRAG 85.8%
+        # (Note [The allocator moves on]).
+        w3m = shutil.which("w3m")
+        self.assertTrue(w3m, "w3m is not installed: scripts/install-deps.sh --test installs it")
+        rows = "".join(f"<tr><td>row {i}</td><td>{i * i}</td><td>{'word ' * (i % 7 + 1)}</td></tr>\n"
+                       for i in range(1000))
+        page = f"<html><body><table border=1>\n{rows}</table></body></html>\n"
+        argv = [w3m, "-dump", "-cols", "100", "t.html"]
+
+        def profile(policy):
+            d = self.tmp()
+            with open(os.path.join(d, "t.html"), "w") as f:
+                f.write(page)
+            os.environ.setdefault("TERM", "dumb")
+            r = run(argv, d, "ldv,interval=0,ldv=" + policy)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertIn("row 999", r.stdout)
+            return [b for _, b in hptest.HpFile(os.path.join(d, "w3m.hp")).samples[1:-1]]
+
+        exact = profile("precise")
+        for _ in range(3):   # (another number of collections: no census-by-census comparison)
+            got = profile("adaptive")
+            if len(got) == len(exact):
+                break
+        self.assertEqual(len(got), len(exact))
+        # (w3m's own allocations differ by a few dozen bytes run to run.)
+        for a, b in zip(got, exact):
+            self.assertLessEqual(abs(sum(a.values()) - sum(b.values())), 0.01 * sum(b.values()))
+        bounds = {"LAG": 0.85, "USE": 0.85, "DRAG": 0.93}
+        for band, bound in bounds.items():
+            want = sum(s.get(band, 0) for s in exact)
+            self.assertGreater(want, 0, (band, exact))
+            same = sum(min(a.get(band, 0), b.get(band, 0)) for a, b in zip(got, exact))
+            self.assertGreaterEqual(same / want, bound, (band, same / want))
 
 
 if __name__ == "__main__":
