@@ -681,6 +681,8 @@ void hp_ldv_write_prof(int fd)
     line_u64("  re-armed, emulated", atomic_load(&hp_ldv.emulated));
     line_u64("  re-armed, single-stepped", atomic_load(&hp_ldv.steps));
     line_u64("  bursts (emulated on after a fault)", atomic_load(&hp_ldv.bursts));
+    line_u64("    not made after a fault on a used object, for want of uses",
+             atomic_load(&hp_ldv.stale_bursts_skipped));
     line_u64("    instructions emulated in them", atomic_load(&hp_ldv.burst_insns));
     line_u64("    first uses they saw", atomic_load(&hp_ldv.burst_uses));
     line_u64("    protected pages read through the descriptor", atomic_load(&hp_ldv.burst_peeks));

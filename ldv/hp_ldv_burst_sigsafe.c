@@ -416,7 +416,7 @@ static inline int code_ok(burst *b, uintptr_t pc)
     return 1;
 }
 
-int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
+int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out, uint64_t *peeks_out)
 {
     greg_t *g = uc->uc_mcontext.gregs;
     burst b;
@@ -503,6 +503,7 @@ int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses_out)
     for (unsigned i = 0; i < CACHED && i < b.ncached; i++)
         if (b.cached[i]) write_back(&b, i);
     *uses_out = b.uses;
+    *peeks_out = b.peeks;
     atomic_fetch_add_explicit(&hp_ldv.burst_peeks, b.peeks, memory_order_relaxed);
     return (int)done;
 }

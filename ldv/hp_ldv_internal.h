@@ -148,6 +148,13 @@ typedef struct hp_ldv_state {
     _Atomic uint64_t rearms_wasted; /* ... whose next fault could teach nothing */
     _Atomic int rearm_paid_recent;  /* the same, halved at each pass (the decision's) */
     _Atomic int rearm_wasted_recent;
+    /* Bursts after a fault that found no new use: their reads of protected
+     * pages and the new uses they saw, halved at each pass (Note [Bursts
+     * after a fault on a used object], ldv/hp_ldv_trap_sigsafe.c); and how
+     * many were not made for want of uses. */
+    _Atomic int stale_burst_peeks_recent;
+    _Atomic int stale_burst_uses_recent;
+    _Atomic uint64_t stale_bursts_skipped;
     _Atomic uint64_t group_opens;   /* ... with their group (hp_ldv_open_group) */
     _Atomic int collecting;         /* between START and the protect pass */
     _Atomic int opening;            /* START is opening the runs */
@@ -446,10 +453,11 @@ static inline uint8_t (*hp_ldv_xmm_of(ucontext_t *uc))[16]
 /* hp_ldv_burst_sigsafe.c: after the faulting instruction, emulate the
  * program's next ones while they reach protected pages; returns the
  * instructions done (uc updated to the point reached), *uses the first
- * uses seen; `credit`: each new use of an older object earns the page
- * faults, as the fault finding it would have (ldv=adaptive within its
- * budget). The caller holds hp_ldv.handlers. */
-int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses);
+ * uses seen, *peeks its reads of protected pages through the descriptor;
+ * `credit`: each new use of an older object earns the page faults, as the
+ * fault finding it would have (ldv=adaptive within its budget). The
+ * caller holds hp_ldv.handlers. */
+int hp_ldv_burst(ucontext_t *uc, int fd, int credit, uint64_t *uses, uint64_t *peeks);
 /* May the emulator read the instruction at pc? (hp_ldv_trap_sigsafe.c) */
 int hp_ldv_code_readable(uintptr_t pc);
 /* Is the page of `a` readable (process_vm_readv says so, remembered per

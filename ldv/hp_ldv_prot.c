@@ -664,6 +664,8 @@ void hp_ldv_protect(void)
     /* What protecting pages again paid lately: halved at each pass. */
     atomic_store(&hp_ldv.rearm_paid_recent, atomic_load(&hp_ldv.rearm_paid_recent) / 2);
     atomic_store(&hp_ldv.rearm_wasted_recent, atomic_load(&hp_ldv.rearm_wasted_recent) / 2);
+    atomic_store(&hp_ldv.stale_burst_peeks_recent, atomic_load(&hp_ldv.stale_burst_peeks_recent) / 2);
+    atomic_store(&hp_ldv.stale_burst_uses_recent, atomic_load(&hp_ldv.stale_burst_uses_recent) / 2);
     /* Entries of objects made inherent stay in the index: hp_ldv_use
      * ignores them; their pages are not protected. */
     hp_ldv.ents = e;

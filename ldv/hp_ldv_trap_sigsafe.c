@@ -166,11 +166,37 @@ int hp_ldv_code_readable(uintptr_t pc)
 
 /* The burst (hp_ldv_burst_sigsafe.c), from the faulting instruction or
  * the one after it: 1 when it did at least one instruction. */
-static int burst_on(ucontext_t *uc, int fd, int credit)
+/* Note [Bursts after a fault on a used object]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Within the budget, a fault on an object used already this period, on a
+ * page kept protected on credit, is a lookup or a walk going over what it
+ * has seen: a burst from it performs the next accesses in the handler
+ * rather than faulting at each (ldv_patterns hash, whose lookups read
+ * chain heads again and again: 16,071 faults without such bursts, 3,002
+ * with, as precise mode). But where such bursts go from page to page
+ * finding nothing (w3m -dump of a 5000-row table: 8,000 more bursts,
+ * 17,600 more reads of protected pages, fewer uses seen for the same
+ * budget, 1.49 s -> 1.62 s), they are dearer than the faults they save.
+ * So they are made only while the recent ones (their counts halved at
+ * each pass) saw a new use for every 8 reads of a protected page, plus 64
+ * reads: hash's see one for every 4 to 8 (one for every 4 asked: 13,168
+ * faults), w3m's fewer than one for every 32 (2026-11-29: w3m 1.44-1.46 s
+ * again, about 5,900 such bursts not made; hash 3,046 faults). */
+static int stale_bursts_pay(void)
+{
+    return atomic_load_explicit(&hp_ldv.stale_burst_peeks_recent, memory_order_relaxed) <=
+           8 * atomic_load_explicit(&hp_ldv.stale_burst_uses_recent, memory_order_relaxed) + 64;
+}
+
+static int burst_on(ucontext_t *uc, int fd, int credit, int fresh)
 {
     if (!hp_ldv.use_bursts || fd < 0) return 0;
-    uint64_t uses = 0;
-    int n = hp_ldv_burst(uc, fd, credit, &uses);
+    uint64_t uses = 0, peeks = 0;
+    int n = hp_ldv_burst(uc, fd, credit, &uses, &peeks);
+    if (!fresh) {
+        atomic_fetch_add_explicit(&hp_ldv.stale_burst_peeks_recent, (int)peeks, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hp_ldv.stale_burst_uses_recent, (int)uses, memory_order_relaxed);
+    }
     if (n <= 0) return 0;
     atomic_fetch_add_explicit(&hp_ldv.bursts, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&hp_ldv.burst_insns, (uint64_t)n, memory_order_relaxed);
@@ -369,18 +395,20 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
         peek_fd = hp_ldv_peek_fd();
     int peeked = 0;
     /* Precise: a burst after every fault; adaptive: within its budget,
-     * after a fault on an indexed object, a new use or not (a walk or a
-     * lookup under way: where bursts pay; a hash table's chain heads,
-     * read again and again, kept the page protected on credit and
-     * faulted once an access before 2026-11-29: ldv_patterns hash 16,071
-     * faults against precise's 3,002, now 3,002), none after one that
+     * after a fault that found a new use (a walk under way: where bursts
+     * pay), after one on an object used already while such bursts pay
+     * (Note [Bursts after a fault on a used object]), none after one that
      * could teach nothing (the page is opened), and none past the budget
      * (the cheap regime). */
-    if (!hp_ldv.repeat || ((fresh || !alien) && credit)) burst_fd = peek_fd;
+    if (!hp_ldv.repeat || (fresh && credit)) burst_fd = peek_fd;
+    else if (!alien && credit && peek_fd >= 0) {
+        if (stale_bursts_pay()) burst_fd = peek_fd;
+        else atomic_fetch_add_explicit(&hp_ldv.stale_bursts_skipped, 1, memory_order_relaxed);
+    }
     /* A burst starts at the faulting instruction itself (one copy of the
      * page serves it and what follows); without one, or if the burst
      * could not do it, the instruction alone. */
-    if (burst_fd >= 0) peeked = burst_on(uc, burst_fd, credit) ? 2 : 0;
+    if (burst_fd >= 0) peeked = burst_on(uc, burst_fd, credit, fresh) ? 2 : 0;
     if (!peeked && peek_fd >= 0 && hp_ldv_peek_begin(addr)) {
         peeked = hp_ldv_emulate(uc->uc_mcontext.gregs, hp_ldv_xmm_of(uc), page, page + HP_PAGE,
                                 peek_fd);
@@ -410,7 +438,7 @@ void hp_ldv_on_segv(int sig, siginfo_t *si, void *ucv)
             hp_ldv_reprotect_page(page);
             atomic_fetch_add_explicit(&hp_ldv.emulated, 1, memory_order_relaxed);
             tt.last_addr = 0;
-            (void)burst_on(uc, burst_fd, credit);
+            (void)burst_on(uc, burst_fd, credit, fresh);
         } else if (ok) {
             tt.pend[tt.npend++] = page;
             uc->uc_mcontext.gregs[REG_EFL] |= TF;

@@ -86,13 +86,21 @@ class Precise(unittest.TestCase):
             r = run(argv, d, "ldv,interval=0,ldv=" + policy)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             self.assertIn("row 999", r.stdout)
-            return [b for _, b in hptest.HpFile(os.path.join(d, "w3m.hp")).samples[1:-1]]
+            with open(os.path.join(d, "w3m.prof")) as f:
+                prof = f.read()
+            return [b for _, b in hptest.HpFile(os.path.join(d, "w3m.hp")).samples[1:-1]], prof
 
-        exact = profile("precise")
+        exact, _ = profile("precise")
         for _ in range(3):   # (another number of collections: no census-by-census comparison)
-            got = profile("adaptive")
+            got, prof = profile("adaptive")
             if len(got) == len(exact):
                 break
+        # Its bursts after faults on objects used already find too little
+        # to pay for their reads of protected pages: most are not made
+        # (Note [Bursts after a fault on a used object]; without the rule
+        # its watching cost went past the budget by a fifth).
+        skipped = hptest.prof_field(prof, "not made after a fault on a used object, for want of uses")
+        self.assertGreater(int(skipped), 100, prof)
         self.assertEqual(len(got), len(exact))
         # (w3m's own allocations differ by a few dozen bytes run to run.)
         for a, b in zip(got, exact):
