@@ -29,7 +29,7 @@ void hp_config_defaults(hp_config *c)
     c->label_length = 25;
     c->unwind = HP_UNWIND_LIBUNWIND;
     c->bound = 8;
-    c->ldv_repeat = 1;
+    c->ldv_repeat = 8;
     c->ldv_burst = 1;
     c->ldv_syscalls = 1;
     c->checkpoint = 1;
@@ -119,7 +119,7 @@ const char *hp_config_help(void)
 "              themselves (GHC -hc -hbdrag,void); mode retainer: by\n"
 "              retainer set, in the same run (GHC -hr -hbdrag,void)\n"
 "  repeat=N    ldv=adaptive: faults without a new use before a page stays\n"
-"              open until the next collection, 1-999999 (default 1)\n"
+"              open until the next collection, 1-999999 (default 8)\n"
 "  burst=on|off  mode ldv (adaptive, precise): after a fault, go on\n"
 "              emulating the program's next instructions while they reach\n"
 "              protected pages, so one fault sees several uses (default on)\n"

@@ -312,6 +312,9 @@ int hp_ldv_fruitless(uintptr_t addr, const hp_ldv_run *run, int rich)
     int n = atomic_load_explicit(w, memory_order_relaxed);
     if (!rich && n < 0) n = 0;   /* past the budget: credit no longer counts */
     if (n < 30000) n++;
+    /* Past the budget one such fault is enough (the cheap regime, whatever
+     * `repeat` buys within it). */
+    if (!rich && n < lim) n = lim;
     atomic_store_explicit(w, (int16_t)n, memory_order_relaxed);
     /* Opened while past the budget (a page whose new uses would have paid
      * for it within the budget earns nothing now, banked credit or not). */

@@ -61,16 +61,16 @@ class Precise(unittest.TestCase):
         # Issue "ldv truthful by default" on a real program: w3m -dump of
         # a 1000-row table, census at every collection, the default policy
         # against ldv=precise, the share of each band's byte-censuses in
-        # the same band, census by census. Measured (2026-11-29): LAG
-        # 92.4%, USE 90.6%, DRAG 97.9% (a 400-row table: 85.9 / 84.7 /
-        # 96.1%) -- not the 95% the issue asks of the ground-truth
-        # programs: w3m's allocator works on pages of older objects, which
-        # the policy leaves open (LAG), and its objects, young, earn no
-        # credit for reads, so a fault on one used already leaves the page
-        # open (USE; repeat=16 gives 96.8% on 400 rows). The bounds guard
-        # what is reached: re-protecting pages where protecting again does
-        # not pay spent the budget here and gave LAG 73.8%, DRAG 85.8%
-        # (Note [The allocator moves on]).
+        # the same band, census by census. Measured (2026-11-29, the
+        # default repeat=8): LAG 91.3%, USE 96.2%, DRAG 97.9% (repeat=1,
+        # the default before: 92.2 / 90.8 / 97.9%; a 400-row table 84.7 /
+        # 92.0 / 95.8%) -- LAG below the 95% the issue asks of the
+        # ground-truth programs: w3m's allocator works on pages of older
+        # objects, which the policy leaves open at its faults (Note
+        # [Faults that teach nothing]). The bounds guard what is reached:
+        # re-protecting pages where protecting again does not pay spent
+        # the budget here and gave LAG 58.8-73.8% (Note [The allocator
+        # moves on]).
         w3m = shutil.which("w3m")
         self.assertTrue(w3m, "w3m is not installed: scripts/install-deps.sh --test installs it")
         rows = "".join(f"<tr><td>row {i}</td><td>{i * i}</td><td>{'word ' * (i % 7 + 1)}</td></tr>\n"
@@ -105,7 +105,7 @@ class Precise(unittest.TestCase):
         # (w3m's own allocations differ by a few dozen bytes run to run.)
         for a, b in zip(got, exact):
             self.assertLessEqual(abs(sum(a.values()) - sum(b.values())), 0.01 * sum(b.values()))
-        bounds = {"LAG": 0.85, "USE": 0.85, "DRAG": 0.93}
+        bounds = {"LAG": 0.85, "USE": 0.90, "DRAG": 0.93}
         for band, bound in bounds.items():
             want = sum(s.get(band, 0) for s in exact)
             self.assertGreater(want, 0, (band, exact))

@@ -306,7 +306,7 @@ Test(config, ldv_policy)
     hp_config c = parse_ok("ldv");
     cr_assert_eq(c.mode, HP_MODE_LDV);
     cr_assert_eq(c.ldv_policy, HP_LDV_ADAPTIVE);
-    cr_assert_eq(c.ldv_repeat, 1);
+    cr_assert_eq(c.ldv_repeat, 8);
     c = parse_ok("ldv,ldv=precise");
     cr_assert_eq(c.ldv_policy, HP_LDV_PRECISE);
     c = parse_ok("ldv,ldv=page");
