@@ -49,11 +49,15 @@ static void mark_opened(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
     }
 }
 
+/* The opened_vec byte of `page` in run r (opened_ok). */
+static _Atomic uint8_t *opened_byte(uintptr_t page, const hp_ldv_run *r)
+{
+    return (_Atomic uint8_t *)opened_vec.base + r->off + ((page - r->lo) >> HP_PAGE_SHIFT);
+}
+
 static int page_opened(uintptr_t page, const hp_ldv_run *r)
 {
-    return r && hp_ldv_prot_.opened_ok &&
-           (atomic_load((_Atomic uint8_t *)opened_vec.base + r->off +
-                        ((page - r->lo) >> HP_PAGE_SHIFT)) & HP_LDV_OPENED);
+    return r && hp_ldv_prot_.opened_ok && (atomic_load(opened_byte(page, r)) & HP_LDV_OPENED);
 }
 
 /* Is every page of [lo, hi) (within run r) open for the rest of the
@@ -68,9 +72,7 @@ static int opened_already(uintptr_t lo, uintptr_t hi, const hp_ldv_run *r)
 int hp_ldv_page_first_shared_open(uintptr_t page, const hp_ldv_run *r)
 {
     if (!r || !hp_ldv_prot_.opened_ok) return 1;
-    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + r->off +
-                         ((page - r->lo) >> HP_PAGE_SHIFT);
-    return !(atomic_fetch_or_explicit(o, HP_LDV_SHARED_MARKED, memory_order_relaxed) &
+    return !(atomic_fetch_or_explicit(opened_byte(page, r), HP_LDV_SHARED_MARKED, memory_order_relaxed) &
              HP_LDV_SHARED_MARKED);
 }
 
@@ -220,22 +222,28 @@ int hp_ldv_step_open(uintptr_t page)
 
 static int open_for_period(uintptr_t page);
 
+/* Is `page` open for another thread's instruction, or a system call's
+ * buffer in flight? */
+static int page_busy(uintptr_t page)
+{
+    hp_ldv_stepping *e = stepping_of(page, 0);
+    if (e && atomic_load(&e->count) > 0) return 1;
+    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
+        uintptr_t lo = atomic_load(&slots[s].lo);
+        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return 1;
+    }
+    return 0;
+}
+
 int hp_ldv_page_held(uintptr_t page)
 {
     if (atomic_load(&gave_way)) return 0;
     const hp_ldv_run *run = hp_ldv_find_run(page);
     if (!run) return 0;
     if (hp_ldv_prot_.opened_ok &&
-        (atomic_load_explicit((_Atomic uint8_t *)opened_vec.base + run->off +
-                              ((page - run->lo) >> HP_PAGE_SHIFT), memory_order_relaxed) &
-         HP_LDV_OPENED))
+        (atomic_load_explicit(opened_byte(page, run), memory_order_relaxed) & HP_LDV_OPENED))
         return 0;
-    hp_ldv_stepping *e = stepping_of(page, 0);
-    if (e && atomic_load(&e->count) > 0) return 0;
-    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
-        uintptr_t lo = atomic_load(&slots[s].lo);
-        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return 0;
-    }
+    if (page_busy(page)) return 0;
     return !open_for_period(page);
 }
 
@@ -339,20 +347,14 @@ int hp_ldv_rearm_page(uintptr_t page)
     if (!run || !hp_ldv_prot_.opened_ok || atomic_load(&gave_way) ||
         atomic_load(&hp_ldv.collecting) || entries_used() + 2 > hp_ldv.map_budget)
         return 0;
-    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
-                         ((page - run->lo) >> HP_PAGE_SHIFT);
+    _Atomic uint8_t *o = opened_byte(page, run);
     uint8_t was = atomic_load(o);
     if (!(was & HP_LDV_OPENED) || (was >> HP_LDV_REARM_SHIFT) >= HP_LDV_REARM_MAX) return 0;
     /* Only while protecting again pays: most next faults find a use. */
     if (atomic_load_explicit(&hp_ldv.rearm_wasted_recent, memory_order_relaxed) >
         2 * atomic_load_explicit(&hp_ldv.rearm_paid_recent, memory_order_relaxed) + 16)
         return 0;
-    hp_ldv_stepping *e = stepping_of(page, 0);
-    if (e && atomic_load(&e->count) > 0) return 0;
-    for (int s = 0; s < INFLIGHT_SLOTS; s++) {
-        uintptr_t lo = atomic_load(&slots[s].lo);
-        if (lo && lo < page + HP_PAGE && atomic_load(&slots[s].hi) > page) return 0;
-    }
+    if (page_busy(page)) return 0;
     /* Flags first (as an opening sets them before its mprotect): a page
      * not flagged open is protected or about to be. */
     atomic_fetch_or(o, HP_LDV_WAS_OPENED);
@@ -372,8 +374,7 @@ int hp_ldv_rearm_page(uintptr_t page)
 void hp_ldv_rearm_paid(uintptr_t addr, const hp_ldv_run *run)
 {
     if (!hp_ldv_prot_.opened_ok) return;
-    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
-                         ((addr - run->lo) >> HP_PAGE_SHIFT);
+    _Atomic uint8_t *o = opened_byte(addr, run);
     if (atomic_load_explicit(o, memory_order_relaxed) >> HP_LDV_REARM_SHIFT) {
         atomic_fetch_and(o, (uint8_t)((1u << HP_LDV_REARM_SHIFT) - 1));
         atomic_fetch_add_explicit(&hp_ldv.rearms_paid, 1, memory_order_relaxed);
@@ -384,8 +385,7 @@ void hp_ldv_rearm_paid(uintptr_t addr, const hp_ldv_run *run)
 void hp_ldv_rearm_wasted(uintptr_t addr, const hp_ldv_run *run)
 {
     if (!hp_ldv_prot_.opened_ok) return;
-    _Atomic uint8_t *o = (_Atomic uint8_t *)opened_vec.base + run->off +
-                         ((addr - run->lo) >> HP_PAGE_SHIFT);
+    _Atomic uint8_t *o = opened_byte(addr, run);
     uint8_t v = atomic_load_explicit(o, memory_order_relaxed);
     if ((v >> HP_LDV_REARM_SHIFT) && !(v & HP_LDV_OPENED)) {
         atomic_fetch_add_explicit(&hp_ldv.rearms_wasted, 1, memory_order_relaxed);
