@@ -15,7 +15,7 @@ static const char *const mode_names[] = {"cc", "retainer", "ldv", "roots", "modu
     "retainers=NAME[+NAME...], bound=N, rset=NAME[+NAME...], noroot=yes|no|retainers, " \
     "walk=auto|depth|components, helper=auto|yes|no, dominators=yes|no, stacks=yes|no, " \
     "sample=BYTES, seed=N, " \
-    "ldv=adaptive|page|precise, repeat=N, burst=on|off, budget=X, floor=SECONDS, window=BYTES, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
+    "ldv=adaptive|page|precise, repeat=N, burst=on|off, budget=X, floor=SECONDS, faults=N, window=BYTES, syscalls=dispatch|wrappers, checkpoint=SECONDS|off, " \
     "bands=drag|void|drag+void"
 
 const char *hp_mode_name(hp_mode m) { return mode_names[m]; }
@@ -35,6 +35,7 @@ void hp_config_defaults(hp_config *c)
     c->checkpoint = 1;
     c->ldv_budget = 0.3;
     c->ldv_floor = 0.5;
+    c->ldv_floor_faults = 49152;
     c->outputs = HP_OUTPUT_ALL;
 }
 
@@ -124,12 +125,18 @@ const char *hp_config_help(void)
 "              emulating the program's next instructions while they reach\n"
 "              protected pages, so one fault sees several uses (default on)\n"
 "  budget=X    ldv=adaptive: what watching may cost (fault handlers, protect\n"
-"              passes), `floor` plus X times the program's own time\n"
+"              passes): the larger of `floor` seconds and `faults` faults\n"
+"              at what one costs in the kernel, plus X times the program's\n"
+"              own time\n"
 "              (default 0.3; 0: no limit); past it, pages stay open for the\n"
 "              rest of a period and whole periods go unwatched, counted\n"
 "              uncertain in the .prof\n"
-"  floor=S     ldv=adaptive: the budget's first part, in seconds (default\n"
-"              0.5: short programs are watched whole)\n"
+"  floor=S     ldv=adaptive: the budget's floor in seconds (default 0.5:\n"
+"              short programs are watched whole)\n"
+"  faults=N    ldv=adaptive: the same floor in faults, at what a fault\n"
+"              costs in the kernel (measured at start-up), where that is\n"
+"              larger, 0-99999999 (default 49152: a short program is told\n"
+"              the same where faults are slow)\n"
 "  window=B    mode ldv: a collection after every B bytes allocated, so that\n"
 "              reads of an object soon after it is made are watched (at most\n"
 "              B bytes of allocation unwatched); slow, for measuring how much\n"
@@ -460,6 +467,11 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': floor takes seconds such as 0.5 "
                         "or 0.1, from 0 to 3600", s, n);
+            } else if (key_is(s, klen, "faults")) {
+                if (parse_int(v, vlen, 0, 99999999, &c->ldv_floor_faults) != 0)
+                    return set_err(err, errlen,
+                        "bad value in HEAPPROF option '%s': faults takes a whole number of "
+                        "faults such as 49152, from 0 to 99999999", s, n);
             } else if (key_is(s, klen, "window")) {
                 if (parse_bytes(v, vlen, &c->ldv_window) != 0 || c->ldv_window == 0 ||
                     c->ldv_window > ((uint64_t)1 << 40))

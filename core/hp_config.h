@@ -49,8 +49,10 @@ typedef struct hp_config {
                              allocated by a thread (0: none) */
     double ldv_budget;    /* ldv=adaptive: the cost of watching allowed, a
                              multiple of the program's own time past the floor */
-    double ldv_floor;     /* ldv=adaptive: the allowance's first part, seconds
+    double ldv_floor;     /* ldv=adaptive: the allowance's floor, seconds
                              (floor=, default 0.5) */
+    int ldv_floor_faults; /* ldv=adaptive: the same in faults at a fault's kernel
+                             cost, where larger (faults=, default 49152) */
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
                              (syscalls=dispatch, the default); 0: only the
                              interposed C library calls (syscalls=wrappers) */

@@ -75,6 +75,7 @@ int hp_ldv_init(char *err, unsigned long errlen)
     hp_ldv.repeat = hp_rt.cfg.ldv_policy == HP_LDV_ADAPTIVE ? (unsigned)hp_rt.cfg.ldv_repeat : 0;
     hp_ldv.budget_ratio = hp_rt.cfg.ldv_budget;
     hp_ldv.budget_floor_ns = hp_rt.cfg.ldv_budget > 0 ? (uint64_t)(hp_rt.cfg.ldv_floor * 1e9) : 0;
+    hp_ldv.budget_floor_faults = hp_rt.cfg.ldv_budget > 0 ? (uint64_t)hp_rt.cfg.ldv_floor_faults : 0;
     hp_ldv.within_budget = hp_rt.cfg.ldv_budget > 0;
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
         hp_vec_ensure(&census_vec, 4 * sizeof(hp_ldv_census)) != 0 ||

@@ -540,8 +540,9 @@ void hp_ldv_warnings(hp_buf *b)
             hp_buf_str(b, " periods not watched at all)");
         }
         hp_buf_str(b, "; a larger budget (budget=X: what watching may cost, floor= seconds, "
-                      "default 0.5, plus X times the program's time, default 0.3; heapprof "
-                      "--budget=X --floor=S) or ldv=precise sees more, at more cost");
+                      "default 0.5, or faults= faults, default 49152, where more, plus X "
+                      "times the program's time, default 0.3; heapprof --budget=X --floor=S "
+                      "--faults=N) or ldv=precise sees more, at more cost");
     } else if (hp_ldv.repeat) {
         hp_buf_str(b, "the policy left pages open after faults that found no new use, "
                       "before their other objects were seen used; repeat=16 (heapprof "
@@ -627,8 +628,16 @@ void hp_ldv_write_prof(int fd)
         uint64_t allow = 0;
         uint64_t spent = hp_ldv_watch_cost(&allow, NULL);
         line_u64("  watching cost (ms)", spent / 1000000);
-        if (hp_ldv.repeat && hp_ldv.budget_ratio > 0)
+        if (hp_ldv.repeat && hp_ldv.budget_ratio > 0) {
             line_u64("  watching allowance (ms)", allow / 1000000);
+            hp_buf_str(&out, "    of it the floor (ms)      ");
+            hp_buf_u64(&out, hp_ldv_budget_floor_ns() / 1000000);
+            hp_buf_str(&out, " (the larger of floor= ");
+            hp_buf_fixed(&out, hp_rt.cfg.ldv_floor, 2);
+            hp_buf_str(&out, " s and faults= ");
+            hp_buf_u64(&out, hp_ldv.budget_floor_faults);
+            hp_buf_str(&out, " faults at a fault's kernel cost)\n");
+        }
     }
     if (hp_rt.cfg.ldv_window) {
         /* (window=: reads soon after an object is made are watched) */

@@ -131,13 +131,15 @@ typedef struct hp_ldv_state {
                                        stays open; 0 = never (precise) */
     /* Adaptive: exact re-arming (a page's fruitless faults offset by the
      * new uses found on it) while the cost of watching (hp_ldv_watch_cost)
-     * stays within budget_floor_ns + budget_ratio x the program's own
-     * time; past it, `repeat` fruitless faults leave a page open
-     * (hp_ldv_trap_sigsafe.c), and a pass protects nothing (hp_ldv_prot.c,
-     * Note [Resting past the budget]). budget_ratio 0 (budget=0): no
-     * budget. */
+     * stays within the larger of budget_floor_ns and budget_floor_faults
+     * x a fault's kernel cost, plus budget_ratio x the program's own time
+     * (Note [A floor in faults], hp_ldv_prot_sigsafe.c); past it,
+     * `repeat` fruitless faults leave a page open (hp_ldv_trap_sigsafe.c),
+     * and a pass protects nothing (hp_ldv_prot.c, Note [Resting past the
+     * budget]). budget_ratio 0 (budget=0): no budget. */
     double budget_ratio;
     uint64_t budget_floor_ns;
+    uint64_t budget_floor_faults;
     _Atomic int within_budget;      /* 1 while the credit may be spent */
     _Atomic uint64_t budget_first_ns;   /* mutator ns when first past it; 0 never */
     _Atomic uint64_t budget_opens;  /* pages left open while past it */
@@ -558,6 +560,9 @@ void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period);
  * (*mut_ns, the touches taken out). Any context: reads only what the owner
  * published (hp_ldv_prot.c, Note [Resting past the budget]). */
 uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns);
+/* The allowance's floor: the larger of floor= seconds and faults= times
+ * a fault's kernel cost (Note [A floor in faults]). Any context. */
+uint64_t hp_ldv_budget_floor_ns(void);
 /* opened_vec's bits: heapprof opened the page for the rest of the period;
  * the page's objects not yet used were marked unwatched, for an opening
  * while other threads ran (hp_ldv_trap_sigsafe.c). */

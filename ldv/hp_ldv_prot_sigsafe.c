@@ -428,6 +428,34 @@ void hp_ldv_inflight_end(int slot)
     if (slot >= 0) atomic_store(&slots[slot].lo, 0);
 }
 
+/* Note [A floor in faults]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A short program is watched on the budget's floor alone, so what it is
+ * told depends on how many faults the floor pays for. A floor in seconds
+ * alone paid for 26,300 faults on the 2-CPU VM of 2026-11-29 while its
+ * faults cost 12.3 us in the kernel, and for 20,300 twenty minutes later
+ * at 15.6 us: bench/ldv_precision.c (26,200 faults under the adaptive
+ * policy) fell from 99.99% to 85% of its bytes in precise mode's bands,
+ * the same build; under strace, which stops at every SIGSEGV (faults of
+ * 79-98 us), to 73%. So the floor is the larger of floor= seconds and
+ * faults= times what a fault costs in the kernel (measured at start-up,
+ * hp_ldv_trap.c): 0.5 s or 49,152 faults, 0.59 s on that VM at 12 us a
+ * fault, and more, in proportion, where faults cost more. (40,960, the
+ * 0.5 s of before there, gave bench/ldv_precision.c 24,179 faults and
+ * LAG 91% of precise's while another test ran beside it: the handlers'
+ * own part of a fault grows with the load.) (A
+ * floor of faults at the run's mean cost of one, handlers included, was
+ * tried first: a fault's handler is also its burst, which on trees.c
+ * depth 18 performs 270 accesses a fault, 112 us; the floor came to 3.2 s
+ * there and the run rested no period, 8.6 s against 6.7.) Where faults
+ * are cheap the seconds decide, as before. */
+uint64_t hp_ldv_budget_floor_ns(void)
+{
+    uint64_t floor = hp_ldv.budget_floor_ns;
+    uint64_t faults = hp_ldv.budget_floor_faults * hp_ldv_trap_.fault_ns;
+    return faults > floor ? faults : floor;
+}
+
 /* (hp_ldv_prot.c, Note [Resting past the budget]; here because the
  * exit's report reads it too, from any context.) */
 uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns)
@@ -440,7 +468,7 @@ uint64_t hp_ldv_watch_cost(uint64_t *allow_ns, uint64_t *mut_ns)
     mut = mut > touches ? mut - touches : 0;
     if (mut_ns) *mut_ns = mut;
     if (allow_ns)
-        *allow_ns = hp_ldv.budget_floor_ns + (uint64_t)(hp_ldv.budget_ratio * (double)mut);
+        *allow_ns = hp_ldv_budget_floor_ns() + (uint64_t)(hp_ldv.budget_ratio * (double)mut);
     return atomic_load_explicit(&hp_rt.handler_ns, memory_order_relaxed) +
            atomic_load_explicit(&hp_ldv.pass_cost_ns, memory_order_relaxed);
 }

@@ -27,8 +27,10 @@ PACKAGES=(build-essential gcc meson ninja-build pkg-config libgc-dev libunwind-d
 # built on libgc) under heapprof; tests/external/test_crystal.py builds a
 # Crystal program with Debian's compiler (which uses libgc) under ldv;
 # tests/integration/test_pprof.py reads the pprof export with `go tool
-# pprof` (golang-go).
-TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go libc6-dbg)
+# pprof` (golang-go); tests/integration/test_ldv.py runs a program under
+# strace, whose stop at every signal makes each fault dearer (the budget's
+# floor in faults).
+TEST_PACKAGES=(chromium chromium-driver guile-3.0 ecl crystal golang-go libc6-dbg strace)
 # Only for --all: more real programs on libgc for the slow suite
 # (tests/external/test_programs.py: retainer coverage on each; Asymptote
 # also under ldv), and guile-3.0-dev for guild, which

@@ -15,7 +15,7 @@ import hptest
 HERE = os.environ.get("HEAPPROF_LDVSAFE", "")
 # (The last rests every period after its first: the state a run past its
 # budget is in, ldv/hp_ldv_prot.c, Note [Resting past the budget].)
-RESTING = "ldv,floor=0,budget=0.001"
+RESTING = "ldv,floor=0,faults=0,budget=0.001"
 POLICIES = ("ldv", "ldv=page", "ldv=precise", RESTING)
 
 

@@ -84,6 +84,7 @@ class Flags(unittest.TestCase):
             (["-hb", "--ldv=page", "--repeat", "4"], "ldv,ldv=page,repeat=4"),
             (["--ldv=precise"], "ldv,ldv=precise"),
             (["--repeat=16"], "ldv,repeat=16"),
+            (["-hb", "--floor=0.1", "--faults", "0"], "ldv,floor=0.1,faults=0"),
             (["-hb", "--syscalls=wrappers", "--checkpoint=off"],
              "ldv,syscalls=wrappers,checkpoint=off"),
             (["-hr", "--walk=components"], "retainer,walk=components"),
@@ -273,7 +274,7 @@ class Errors(unittest.TestCase):
         for flag in ("-hc", "-hm", "-hy", "-hT", "-hr", "-hb", "-ho", "-hC<name>", "-hM<module>",
                      "-hK<kind>", "-hR<name>", "-i<secs>", "-L<n>", "-R<n>", "-d<n>", "--depth=N",
                      "--unwind=fp|libunwind", "-o STEM", "heapprof report FILE.hp",
-                     "--frames=function|call", "--ldv=adaptive", "--repeat=N",
+                     "--frames=function|call", "--ldv=adaptive", "--repeat=N", "--faults=N",
                      "--outputs=all|none|csv+pprof+folded", "heapprof diff OLD.hp NEW.hp"):
             self.assertIn(flag, r.stdout)
         # Every file a run writes.

@@ -326,7 +326,7 @@ Test(config, ldv_policy)
     cr_assert(c.ldv_budget > 2.49 && c.ldv_budget < 2.51);
     parse_bad("ldv,budget=x", "'budget=x'", "multiple of the program's own time", NULL);
     parse_bad("ldv,budget=2000", "'budget=2000'", "from 0 to 1000", NULL);
-    /* floor=: the budget's first part, seconds. */
+    /* floor=: the budget's floor, seconds. */
     cr_assert(c.ldv_floor > 0.499 && c.ldv_floor < 0.501);   /* the default */
     c = parse_ok("ldv,floor=0");
     cr_assert_eq(c.ldv_floor, 0.0);
@@ -334,6 +334,13 @@ Test(config, ldv_policy)
     cr_assert(c.ldv_floor > 0.099 && c.ldv_floor < 0.101);
     parse_bad("ldv,floor=x", "'floor=x'", "seconds such as 0.5", NULL);
     parse_bad("ldv,floor=4000", "'floor=4000'", "from 0 to 3600", NULL);
+    /* faults=: the same in faults (Note [A floor in faults]). */
+    cr_assert_eq(parse_ok("ldv").ldv_floor_faults, 49152);   /* the default */
+    cr_assert_eq(parse_ok("ldv,faults=0").ldv_floor_faults, 0);
+    cr_assert_eq(parse_ok("ldv,faults=100000").ldv_floor_faults, 100000);
+    parse_bad("ldv,faults=x", "'faults=x'", "whole number of faults", NULL);
+    parse_bad("ldv,faults=-1", "'faults=-1'", "from 0 to 99999999", NULL);
+    parse_bad("ldv,faults=100000000", "'faults=100000000'", "from 0 to 99999999", NULL);
     /* window=: mode ldv, bytes between its collections. */
     cr_assert_eq(c.ldv_window, 0);   /* (the default: none) */
     c = parse_ok("ldv,window=64K");
