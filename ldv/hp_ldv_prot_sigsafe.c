@@ -436,19 +436,27 @@ void hp_ldv_inflight_end(int slot)
  * faults cost 12.3 us in the kernel, and for 20,300 twenty minutes later
  * at 15.6 us: bench/ldv_precision.c (26,200 faults under the adaptive
  * policy) fell from 99.99% to 85% of its bytes in precise mode's bands,
- * the same build; under strace, which stops at every SIGSEGV (faults of
- * 79-98 us), to 73%. So the floor is the larger of floor= seconds and
- * faults= times what a fault costs in the kernel (measured at start-up,
- * hp_ldv_trap.c): 0.5 s or 49,152 faults, 0.59 s on that VM at 12 us a
- * fault, and more, in proportion, where faults cost more. (40,960, the
- * 0.5 s of before there, gave bench/ldv_precision.c 24,179 faults and
- * LAG 91% of precise's while another test ran beside it: the handlers'
- * own part of a fault grows with the load.) (A
- * floor of faults at the run's mean cost of one, handlers included, was
- * tried first: a fault's handler is also its burst, which on trees.c
- * depth 18 performs 270 accesses a fault, 112 us; the floor came to 3.2 s
- * there and the run rested no period, 8.6 s against 6.7.) Where faults
- * are cheap the seconds decide, as before. */
+ * the same build; under strace, which stops at every signal (faults of
+ * 35 us), its LAG and USE bands to 38.7% and 15.6%. So the floor is the
+ * larger of floor= seconds and faults= times what a fault costs in the
+ * kernel (measured at start-up, hp_ldv_trap.c): 0.5 s or 57,344 faults,
+ * 0.69 s on that VM at 12 us a fault, and more, in proportion, where
+ * faults cost more. Where faults are cheap the seconds decide, as before.
+ * What it does not follow is the handlers' own part of a fault, which
+ * grows with the machine's load: with 40,960 faults (the 0.5 s of before,
+ * there) ldv_precision took 24,179 faults and its LAG band was 91% of
+ * precise's while another test ran beside it (at 49,152 it passed in
+ * that suite; with two other programs running, 22,904 faults and 85.5%).
+ * Tried and dropped:
+ *   - faults at the run's mean cost of one, handlers included: a fault's
+ *     handler is also its burst, which on trees.c depth 18 performs 270
+ *     accesses a fault, 112 us; the floor came to 3.2 s there and the run
+ *     rested no period, 8.6 s against 6.7;
+ *   - the same with the bursts' time left out (it follows the load): 16
+ *     us a fault on ldv_precision, but 29 on trees.c depth 18 (its faults
+ *     do more besides), a floor of 1.3 s there; and the bursts it leaves
+ *     out are still spent, so that at 32,768 faults ldv_precision's LAG
+ *     band was 87%. */
 uint64_t hp_ldv_budget_floor_ns(void)
 {
     uint64_t floor = hp_ldv.budget_floor_ns;
