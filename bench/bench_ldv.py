@@ -12,7 +12,7 @@
    |bytes - exact bytes|) / (2 * sum over censuses of live bytes), i.e. the
    share of byte-censuses put in the right band; with its faults and time.
 3. Each policy against ldv=precise on the ground-truth programs (the
-   patterns of tests/progs/ldv_patterns.c, trees.c at depths 10 and 14),
+   patterns of tests/progs/ldv_patterns.c, trees.c at depths 10, 14 and 16),
    per band, census by census (a run with another number of collections
    than precise mode's is run again, up to RETRIES times).
 
@@ -73,7 +73,7 @@ def per_band(samples, exact):
 
 def ground_truth(work, base, lib, trees):
     """Each policy against ldv=precise on the ground-truth programs:
-    tests/progs/ldv_patterns.c's patterns and trees.c at depths 10 and 14
+    tests/progs/ldv_patterns.c's patterns and trees.c at depths 10, 14 and 16
     (interval=0: a census at every collection), per band."""
     exe = os.path.join(work, "ldv_patterns")
     r = subprocess.run(["gcc", "-O0", "-I" + os.path.join(bt.REPO, "include"),
@@ -83,7 +83,7 @@ def ground_truth(work, base, lib, trees):
         sys.exit("bench_ldv: building ldv_patterns failed:\n" + r.stderr)
     progs = [(f"ldv_patterns {p}", [exe, p], "ldv_patterns")
              for p in ("tree", "list", "hash", "young", "threads", "churn", "fronts")]
-    progs += [(f"trees.c {d}", [trees, str(d)], "trees") for d in (10, 14)]
+    progs += [(f"trees.c {d}", [trees, str(d)], "trees") for d in (10, 14, 16)]
     print("each policy against ldv=precise, share of each band's byte-censuses in the same "
           "band (interval=0; threads: precise itself misses uses, see doc/semantics.md):")
     print()

@@ -13,7 +13,7 @@ Each runs plain and under HEAPPROF=ldv with the default policy, with
 bursts off (burst=off: one access a fault), with ldv=page, and with
 budget=0 (no budget: the credit off, no period rested), and with
 floor=0.1,faults=0 (a floor of 0.1 s before the program's time counts,
-instead of the larger of 0.5 s and 57,344 faults at a fault's kernel
+instead of the larger of 0.5 s and 65,536 faults at a fault's kernel
 cost), best of N wall seconds (default 3), with the ratio to the plain
 run, the .prof's faults, uses recorded, periods rested of all periods
 (a pass past the budget protects nothing: ldv/hp_ldv_prot.c, Note

@@ -35,7 +35,7 @@ void hp_config_defaults(hp_config *c)
     c->checkpoint = 1;
     c->ldv_budget = 0.3;
     c->ldv_floor = 0.5;
-    c->ldv_floor_faults = 57344;
+    c->ldv_floor_faults = 65536;
     c->outputs = HP_OUTPUT_ALL;
 }
 
@@ -135,7 +135,7 @@ const char *hp_config_help(void)
 "              short programs are watched whole)\n"
 "  faults=N    ldv=adaptive: the same floor in faults, at what a fault\n"
 "              costs in the kernel (measured at start-up), where that is\n"
-"              larger, 0-99999999 (default 57344: a short program is told\n"
+"              larger, 0-99999999 (default 65536: a short program is told\n"
 "              the same where faults are slow)\n"
 "  window=B    mode ldv: a collection after every B bytes allocated, so that\n"
 "              reads of an object soon after it is made are watched (at most\n"
@@ -471,7 +471,7 @@ int hp_config_parse(const char *s, hp_config *c, char *err, size_t errlen)
                 if (parse_int(v, vlen, 0, 99999999, &c->ldv_floor_faults) != 0)
                     return set_err(err, errlen,
                         "bad value in HEAPPROF option '%s': faults takes a whole number of "
-                        "faults such as 57344, from 0 to 99999999", s, n);
+                        "faults such as 65536, from 0 to 99999999", s, n);
             } else if (key_is(s, klen, "window")) {
                 if (parse_bytes(v, vlen, &c->ldv_window) != 0 || c->ldv_window == 0 ||
                     c->ldv_window > ((uint64_t)1 << 40))

@@ -52,7 +52,7 @@ typedef struct hp_config {
     double ldv_floor;     /* ldv=adaptive: the allowance's floor, seconds
                              (floor=, default 0.5) */
     int ldv_floor_faults; /* ldv=adaptive: the same in faults at a fault's kernel
-                             cost, where larger (faults=, default 57344) */
+                             cost, where larger (faults=, default 65536) */
     int ldv_syscalls;     /* 1: every system call seen by syscall user dispatch
                              (syscalls=dispatch, the default); 0: only the
                              interposed C library calls (syscalls=wrappers) */

@@ -540,7 +540,7 @@ void hp_ldv_warnings(hp_buf *b)
             hp_buf_str(b, " periods not watched at all)");
         }
         hp_buf_str(b, "; a larger budget (budget=X: what watching may cost, floor= seconds, "
-                      "default 0.5, or faults= faults, default 57344, where more, plus X "
+                      "default 0.5, or faults= faults, default 65536, where more, plus X "
                       "times the program's time, default 0.3; heapprof --budget=X --floor=S "
                       "--faults=N) or ldv=precise sees more, at more cost");
     } else if (hp_ldv.repeat) {

@@ -439,9 +439,16 @@ void hp_ldv_inflight_end(int slot)
  * the same build; under strace, which stops at every signal (faults of
  * 35 us), its LAG and USE bands to 38.7% and 15.6%. So the floor is the
  * larger of floor= seconds and faults= times what a fault costs in the
- * kernel (measured at start-up, hp_ldv_trap.c): 0.5 s or 57,344 faults,
- * 0.69 s on that VM at 12 us a fault, and more, in proportion, where
+ * kernel (measured at start-up, hp_ldv_trap.c): 0.5 s or 65,536 faults,
+ * 0.81 s on that VM at 12.4 us a fault, and more, in proportion, where
  * faults cost more. Where faults are cheap the seconds decide, as before.
+ * 65,536 and not fewer: examples/trees.c at depth 16 (the guide's), a
+ * census at each of its 107 collections, costs 1.02-1.07 s to watch
+ * whole, most of it the first touch of the pages its passes protect;
+ * with 57,344 faults (0.72 s) its allowance was 1.03 s, and the last
+ * period (the long-lived tree's walk) went past it: LAG 34-51% of precise
+ * mode's byte-censuses (3-4% with the 0.5 s floor); at 65,536, 1.10 s and
+ * every band exact in three runs.
  * What it does not follow is the handlers' own part of a fault, which
  * grows with the machine's load: with 40,960 faults (the 0.5 s of before,
  * there) ldv_precision took 24,179 faults and its LAG band was 91% of

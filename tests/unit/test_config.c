@@ -335,7 +335,7 @@ Test(config, ldv_policy)
     parse_bad("ldv,floor=x", "'floor=x'", "seconds such as 0.5", NULL);
     parse_bad("ldv,floor=4000", "'floor=4000'", "from 0 to 3600", NULL);
     /* faults=: the same in faults (Note [A floor in faults]). */
-    cr_assert_eq(parse_ok("ldv").ldv_floor_faults, 57344);   /* the default */
+    cr_assert_eq(parse_ok("ldv").ldv_floor_faults, 65536);   /* the default */
     cr_assert_eq(parse_ok("ldv,faults=0").ldv_floor_faults, 0);
     cr_assert_eq(parse_ok("ldv,faults=100000").ldv_floor_faults, 100000);
     parse_bad("ldv,faults=x", "'faults=x'", "whole number of faults", NULL);
