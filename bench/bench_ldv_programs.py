@@ -38,7 +38,7 @@ REPO = bt.REPO
 RT = os.path.join(REPO, "tests", "external", "runtimes")
 POLICIES = (("ldv (default)", "ldv"), ("ldv burst=off", "ldv,burst=off"),
             ("ldv=page", "ldv,ldv=page"), ("ldv budget=0", "ldv,budget=0"),
-            ("ldv floor=0.1", "ldv,floor=0.1,faults=0"))
+            ("ldv floor=0.1,faults=0", "ldv,floor=0.1,faults=0"))
 
 
 def scheme_source(path, lines=200):

@@ -41,6 +41,19 @@ PROGRAM_CENSUSES = 7   # six GC_gcollect, then the one at exit
 BANDS = ("VOID", "LAG", "USE", "INHERENT_USE", "DRAG")
 
 
+def band_shares(got, exact):
+    """Of each band's byte-censuses in `exact` (a run's censuses, as
+    [{band: bytes}]), the share `got` puts in the same band, census by
+    census: {band: share}, for the bands `exact` has."""
+    out = {}
+    for band in BANDS:
+        want = sum(smp.get(band, 0) for smp in exact)
+        if want:
+            out[band] = sum(min(a.get(band, 0), b.get(band, 0))
+                            for a, b in zip(got, exact)) / want
+    return out
+
+
 def expected_bands(stop=None):
     """{census: {band: bytes}} in the program's census numbering; with
     `stop`, of a run that ends right after its collection `stop` (uses in
@@ -296,15 +309,6 @@ class Ldv(hptest.ProfileTest):
                                        heapprof="ldv,interval=0,ldv=" + policy)
             return [smp for _, smp in hp.samples[1:-1]]
 
-        def shares(got, exact):
-            out = {}
-            for band in BANDS:
-                want = sum(smp.get(band, 0) for smp in exact)
-                if want:
-                    out[band] = sum(min(a.get(band, 0), b.get(band, 0))
-                                    for a, b in zip(got, exact)) / want
-            return out
-
         got = bands("adaptive")
         tried = []
         for attempt in range(4):
@@ -313,7 +317,7 @@ class Ldv(hptest.ProfileTest):
                 got = bands("adaptive")
                 continue
             self.assertGreater(sum(smp.get("USE", 0) for smp in exact), 0)
-            tried.append(shares(got, exact))
+            tried.append(band_shares(got, exact))
             if min(tried[-1].values()) >= 0.95 or len(tried) == 2:
                 break
         self.assertTrue(tried)
@@ -349,13 +353,7 @@ class Ldv(hptest.ProfileTest):
             # (The same censuses; their totals may differ by an object
             # now and then, as the collector's own allocations fall.)
             self.assertEqual(len(got), len(exact))
-            out = {}
-            for band in BANDS:
-                want = sum(x.get(band, 0) for x in exact)
-                if want:
-                    out[band] = sum(min(a.get(band, 0), b.get(band, 0))
-                                    for a, b in zip(got, exact)) / want
-            return out
+            return band_shares(got, exact)
 
         exact, _ = bands(",ldv=precise")
         floors = []
