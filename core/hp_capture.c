@@ -150,6 +150,15 @@ static uint32_t walk_end_at(uintptr_t fn)
     return 0;
 }
 
+/* Is function fn the C library's? (Its frames beyond a stack's outermost
+ * named one are cut from names: hp_writer/hp_names_sigsafe.c.) */
+static int in_libc(uintptr_t fn)
+{
+    if (fn == 0 || fn == HP_FN_UNKNOWN || fn == HP_FRAME_JIT) return 0;
+    hp_sym_info info = hp_symbols_lookup(fn);
+    return info.module && strncmp(info.module, "libc.so", 7) == 0;
+}
+
 #define HP_EDGE_SKIP 0x80000000u   /* in hp_edge.child: the frame is left out */
 
 static int excluded(uintptr_t pc)
@@ -268,11 +277,63 @@ static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns, int i, int n)
     return n;
 }
 
+/* Note [Where a thread's stacks end]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A stack's name ends at main() (walk_end_at), and in a thread other than
+ * the first, at its outermost frame that is neither the C library's nor
+ * left out (libgc's, heapprof's): the C library's frames beyond it, its
+ * thread start code, are cut from names (hp_writer/hp_names_sigsafe.c),
+ * libgc's (GC_inner_start_routine, through which GC_pthread_create starts
+ * a thread) are never part of one. Those outer frames stay as they are
+ * for the thread's life, yet the walk went through them at every capture
+ * of a shallow stack: four frames of bench/trees_threads.c's twelve. So
+ * the first walk of a thread that reaches the outermost frame
+ * (HP_RECIPE_LAST) looks, once, for the first frame beyond the outermost
+ * named one, and the thread's walks stop there (hp_unwind_walk_inline:
+ * the frame with that stack pointer and return address, so that a walk
+ * on another stack, a coroutine's, never stops early). A stack then
+ * holds fewer frames, the same name. unwind=libunwind only (the
+ * frame-pointer walk's chain ends there by itself, or breaks sooner). */
+__attribute__((noinline, cold)) static void learn_thread_start(hp_thread *t, void *frame,
+                                                               void *ret)
+{
+    t->walk_reached_last = 0;
+    uintptr_t ip[HP_WALK_LIMIT], sp[HP_WALK_LIMIT], fn[HP_WALK_LIMIT];
+    hp_uw_frame f;
+    f.ip = (uintptr_t)ret;
+    f.sp = (uintptr_t)frame + 16;
+    f.bp = ((const uintptr_t *)frame)[0];
+    hp_uw_span span = hp_uw_span_of(t);
+    int n = 0;
+    for (;;) {
+        const hp_recipe *r = hp_recipe_find(t->caches->recipe, f.ip);
+        if (!r || r->fn == HP_FN_UNKNOWN) return;   /* (looked for again at the next) */
+        ip[n] = f.ip;
+        sp[n] = f.sp;
+        fn[n] = r->fn;
+        n++;
+        if (r->flags & (HP_RECIPE_START | HP_RECIPE_END)) break;   /* (a main thread's) */
+        if (r->flags & HP_RECIPE_LAST) {
+            int p = n - 1;
+            while (p >= 0 && (excluded(fn[p]) || in_libc(fn[p]))) p--;
+            if (p >= 0 && p + 1 < n) {
+                t->start_sp = sp[p + 1];
+                t->start_ip = ip[p + 1];
+            }
+            break;
+        }
+        if (n == HP_WALK_LIMIT || !hp_uw_apply(span, r, &f)) break;
+    }
+    t->start_learned = 1;
+}
+
 static inline __attribute__((always_inline)) uint32_t
 capture_by_fn(hp_thread *t, void *frame, void *ret)
 {
     uintptr_t raw[HP_WALK_LIMIT], fns[HP_WALK_LIMIT];
     int got = walk_fns(t, frame, ret, raw, fns, capture_depth);
+    if (__builtin_expect(t->walk_reached_last, 0) && !t->start_learned && t->caches)
+        learn_thread_start(t, frame, ret);
     int skipped = 0;
     uint32_t id = push_fns(t, fns, got, &skipped);
     if (!skipped) return id;

@@ -4,6 +4,8 @@ three thread functions (two threads each) and keep their objects
 taken while the threads are alive, at the census after they were joined,
 and at exit; exact total. Thread start frames in libc and libgc are not
 part of the names: a thread function's objects are named by it alone.
+Then a thread whose walks stop at its start code, and a coroutine on a
+stack inside the thread's (tests/progs/thread_coro.c).
 """
 import hptest
 from hptest import granted, out_table, prof_field, prof_rows
@@ -37,6 +39,38 @@ class Threads(hptest.ProfileTest):
 
     def test_threads_fp(self):
         self.check("interval=0,unwind=fp")
+
+
+class ThreadStart(hptest.ProfileTest):
+    """A thread's walks stop at its start code's frame once a walk has
+    reached it (core/hp_capture.c, Note [Where a thread's stacks end]):
+    its stacks' names and figures stay what they were, also for the
+    objects it makes after that, and a coroutine whose stack lies inside
+    the thread's (tests/progs/thread_coro.c) is walked on its own stack."""
+
+    def check(self, heapprof):
+        r, hp, prof = self.profile("thread_coro", heapprof=heapprof)
+        out = out_table(r.stdout)
+        self.assertEqual(out, {"alloc_plain/worker_plain": (600, granted(48)),
+                               "coro_alloc/coro_entry": (300, granted(80))})
+        rows = prof_rows(prof)
+        self.assertEqual(rows["alloc_plain/worker_plain"],
+                         (600, 600 * granted(48), 600 * 48, 600 * granted(48), 600 * granted(48)))
+        coro = [name for name in rows if name.startswith("coro_alloc/coro_entry")]
+        self.assertEqual(len(coro), 1, rows)
+        self.assertEqual(rows[coro[0]],
+                         (300, 300 * granted(80), 300 * 80, 300 * granted(80), 300 * granted(80)))
+        self.assertEqual(len(rows), 2, rows)
+        return coro[0]
+
+    def test_thread_start_libunwind(self):
+        # (libunwind goes on past glibc's __start_context, the coroutine's
+        # outermost frame, to a return address in no module: the name
+        # ends ".../libc.so.6/[jit]" there, before and after this change)
+        self.check("interval=0,unwind=libunwind")
+
+    def test_thread_start_fp(self):
+        self.assertEqual(self.check("interval=0,unwind=fp"), "coro_alloc/coro_entry")
 
 
 if __name__ == "__main__":
