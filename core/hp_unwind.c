@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* libunwind's functions, found in a private (RTLD_LOCAL) load: Debian's
@@ -33,6 +34,41 @@ static _Atomic int raw_skip = -1;   /* heapprof's own frames in an unw_backtrace
 uintptr_t hp_unwind_lo, hp_unwind_hi;
 _Atomic uint64_t hp_unwind_slow_walks_;  /* walks libunwind made itself (walk_and_learn) */
 #define slow_walks hp_unwind_slow_walks_
+
+/* Note [A coroutine's outermost frame]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A coroutine made with makecontext() starts in its function as if called
+ * from glibc's __start_context, which, when the function returns, goes on
+ * to uc_link. That is the coroutine's outermost frame; but libunwind steps
+ * past it on another thread than the first (its CFA rule reads an RBP
+ * left from the thread's own frames: rc 1, to start_thread's region),
+ * and the walk then took a word of the thread's stack for a return
+ * address: tests/progs/thread_coro.c's coroutine was named
+ * "coro_alloc/coro_entry/libc.so.6/[jit]". __start_context is not
+ * exported, so its address is read from a context makecontext() prepares
+ * (never run): the return address it leaves at the new stack's top for
+ * the function. The walk ends there (HP_RECIPE_LAST), and the name at the
+ * coroutine's function (the C library's frame is cut from it, as a
+ * thread's start code is). */
+static uintptr_t start_context_ip;   /* 0: not found */
+
+static void probe_entry(void) {}
+
+static void find_start_context(void)
+{
+    static char stack[1024] __attribute__((aligned(16)));
+    ucontext_t uc;
+    if (getcontext(&uc) != 0) return;
+    uc.uc_stack.ss_sp = stack;
+    uc.uc_stack.ss_size = sizeof stack;
+    uc.uc_link = NULL;
+    makecontext(&uc, probe_entry, 0);
+    uintptr_t sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
+    if (sp < (uintptr_t)stack || sp + 8 > (uintptr_t)stack + sizeof stack) return;
+    uintptr_t ip = *(const uintptr_t *)sp;
+    hp_sym_info info = hp_symbols_lookup(ip);
+    if (info.module && strncmp(info.module, "libc.so", 7) == 0) start_context_ip = ip;
+}
 
 int hp_unwind_init(void)
 {
@@ -61,6 +97,7 @@ int hp_unwind_init(void)
     if (!unw.backtrace || !unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg ||
         !unw.get_save_loc || !unw.get_proc_info || !unw.is_signal_frame)
         return -1;
+    find_start_context();
     return 0;
 }
 
@@ -232,6 +269,19 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
     read_state(&c, &cur);
     for (int steps = 0; steps < HP_MAX_DEPTH + 64; steps++) {
         if (!found && cur.ip == (uintptr_t)ret) found = 1;
+        if (found && start_context_ip && cur.ip == start_context_ip) {
+            /* A coroutine's outermost frame (Note [A coroutine's outermost frame]). */
+            if (!known(t, cur.ip)) {
+                hp_recipe r;
+                memset(&r, 0, sizeof r);
+                r.ip = cur.ip;
+                r.fn = HP_FN_UNKNOWN;
+                r.flags = HP_RECIPE_LAST;
+                put(t, &r);
+            }
+            if (n < max) out[n++] = cur.ip;
+            break;
+        }
         if (found && learnt && by_recipes && known(t, cur.ip)) {
             int done;
             int m = recipe_run(t, cur, out + n, max - n, &done);
