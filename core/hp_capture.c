@@ -291,9 +291,15 @@ static int name_fns(hp_thread *t, uintptr_t *raw, uintptr_t *fns, int i, int n)
  * (HP_RECIPE_LAST) looks, once, for the first frame beyond the outermost
  * named one, and the thread's walks stop there (hp_unwind_walk_inline:
  * the frame with that stack pointer and return address, so that a walk
- * on another stack, a coroutine's, never stops early). A stack then
- * holds fewer frames, the same name. unwind=libunwind only (the
- * frame-pointer walk's chain ends there by itself, or breaks sooner). */
+ * on another stack, a coroutine's, never stops early; its return
+ * address's recipe, in the thread's own table, is flagged
+ * HP_RECIPE_THREAD_START, so that the test costs nothing at other
+ * frames -- a test of every frame's stack pointer cost the main thread's
+ * walks 9 instructions an allocation on trees.c depth 14). A recipe
+ * taught again after its slot was taken loses the flag: the walk then
+ * goes on to the end, as before. A stack then holds fewer frames, the
+ * same name. unwind=libunwind only (the frame-pointer walk's chain ends
+ * there by itself, or breaks sooner). */
 __attribute__((noinline, cold)) static void learn_thread_start(hp_thread *t, void *frame,
                                                                void *ret)
 {
@@ -318,7 +324,7 @@ __attribute__((noinline, cold)) static void learn_thread_start(hp_thread *t, voi
             while (p >= 0 && (excluded(fn[p]) || in_libc(fn[p]))) p--;
             if (p >= 0 && p + 1 < n) {
                 t->start_sp = sp[p + 1];
-                t->start_ip = ip[p + 1];
+                hp_unwind_note_fn(t, ip[p + 1], fn[p + 1], HP_RECIPE_THREAD_START);
             }
             break;
         }

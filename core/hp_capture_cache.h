@@ -51,6 +51,11 @@ typedef struct hp_edge {
 #define HP_RECIPE_LEFT_OUT 32   /* fn is libgc's or heapprof's: the frame is
                                    not part of a stack's name, so it does not
                                    count toward the walk's depth */
+#define HP_RECIPE_THREAD_START 64 /* ip is the return address of this
+                                   thread's start code's frame: at
+                                   t->start_sp the walk ends before it
+                                   (core/hp_capture.c, Note [Where a
+                                   thread's stacks end]) */
 typedef struct hp_recipe {
     uintptr_t ip;
     uintptr_t fn;

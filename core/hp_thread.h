@@ -26,12 +26,13 @@ typedef struct hp_thread {
     uint32_t countdown;      /* allocations until the next clock check */
     uint32_t check_every;
     int walk_left_out;       /* the last walk (hp_unwind_walk_inline): frames it left out */
-    /* core/hp_capture.c, Note [Where a thread's stacks end]: the thread's
-     * first frame beyond its outermost named one (its start code), where
-     * walks stop; 0 while not known. */
-    uintptr_t start_sp, start_ip;
+    /* core/hp_capture.c, Note [Where a thread's stacks end]: the stack
+     * pointer of the thread's first frame beyond its outermost named one
+     * (its start code, whose return address's recipe is flagged
+     * HP_RECIPE_THREAD_START), where walks stop; 0 while not known. */
+    uintptr_t start_sp;
     uint8_t walk_reached_last; /* a walk went to the outermost frame */
-    uint8_t start_learned;     /* start_sp/start_ip looked for */
+    uint8_t start_learned;     /* start_sp looked for */
     uint64_t last_check_ns;
     uintptr_t stack_lo, stack_hi;
     uintptr_t gc_entry_frame; /* stack pointer in the outermost GC_ call (valid while depth > 0) */

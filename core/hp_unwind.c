@@ -329,7 +329,8 @@ void hp_unwind_note_fn(hp_thread *t, uintptr_t ip, uintptr_t fn, uint32_t end)
     hp_recipe *r = (hp_recipe *)find(t->caches->recipe, ip);
     if (!r) return;
     r->fn = fn;
-    r->flags |= end & (HP_RECIPE_END | HP_RECIPE_START | HP_RECIPE_LEFT_OUT);
+    r->flags |= end & (HP_RECIPE_END | HP_RECIPE_START | HP_RECIPE_LEFT_OUT |
+                       HP_RECIPE_THREAD_START);
 }
 
 int hp_unwind_walk_slow(hp_thread *t, void *ret, uintptr_t *out, uintptr_t *fns, int max)

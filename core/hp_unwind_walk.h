@@ -74,16 +74,15 @@ hp_unwind_walk_inline(hp_thread *t, void *frame, void *ret, uintptr_t *out, uint
     /* The walk ends after `stop` frames: `max`, and one more for each
      * frame left out, up to HP_WALK_LIMIT. */
     int n = 0, stop = max < HP_WALK_LIMIT ? max : HP_WALK_LIMIT;
-    /* The thread's start code, where its stacks end (Note [Where a
-     * thread's stacks end], core/hp_capture.c): 0 while not known. */
-    const uintptr_t end_sp = t->start_sp, end_ip = t->start_ip;
     for (;;) {
-        if (f.sp == end_sp && f.ip == end_ip) break;
         const hp_recipe *r = hp_recipe_find(tab, f.ip);
         out[n] = f.ip;
         fns[n] = r ? r->fn : HP_FN_UNKNOWN;
         if (r && (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST |
-                              HP_RECIPE_LEFT_OUT))) {
+                              HP_RECIPE_LEFT_OUT | HP_RECIPE_THREAD_START))) {
+            /* The thread's start code, where its stacks end (Note [Where a
+             * thread's stacks end], core/hp_capture.c). */
+            if ((r->flags & HP_RECIPE_THREAD_START) && f.sp == t->start_sp) break;
             if (r->flags & (HP_RECIPE_START | HP_RECIPE_END | HP_RECIPE_LAST)) {
                 if (r->flags & HP_RECIPE_LAST) t->walk_reached_last = 1;
                 /* The start code is not part of the stack's name; main() is its end. */
