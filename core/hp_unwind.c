@@ -252,6 +252,17 @@ static int recipe_run(hp_thread *t, hp_uw_frame f, uintptr_t *out, int max, int 
     return n;
 }
 
+/* Teach the recipe of an outermost frame: the walk ends there. */
+static void put_last(hp_thread *t, uintptr_t ip)
+{
+    hp_recipe r;
+    memset(&r, 0, sizeof r);
+    r.ip = ip;
+    r.fn = HP_FN_UNKNOWN;
+    r.flags = HP_RECIPE_LAST;
+    put(t, &r);
+}
+
 /* The slow walk: libunwind's unw_step from here up to the wrapper's caller
  * and beyond, learning a recipe for each frame not yet known; from the
  * first known frame above the unknown ones, by recipes (libunwind's steps
@@ -271,14 +282,7 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
         if (!found && cur.ip == (uintptr_t)ret) found = 1;
         if (found && start_context_ip && cur.ip == start_context_ip) {
             /* A coroutine's outermost frame (Note [A coroutine's outermost frame]). */
-            if (!known(t, cur.ip)) {
-                hp_recipe r;
-                memset(&r, 0, sizeof r);
-                r.ip = cur.ip;
-                r.fn = HP_FN_UNKNOWN;
-                r.flags = HP_RECIPE_LAST;
-                put(t, &r);
-            }
+            if (!known(t, cur.ip)) put_last(t, cur.ip);
             if (n < max) out[n++] = cur.ip;
             break;
         }
@@ -295,14 +299,7 @@ static int walk_and_learn(hp_thread *t, void *ret, uintptr_t *out, int max)
         unw_cursor_t here = c;
         int rc = unw.step(&c);
         if (rc <= 0) {
-            if (found && rc == 0 && !known(t, cur.ip)) {   /* the outermost frame */
-                hp_recipe r;
-                memset(&r, 0, sizeof r);
-                r.ip = cur.ip;
-                r.fn = HP_FN_UNKNOWN;
-                r.flags = HP_RECIPE_LAST;
-                put(t, &r);
-            }
+            if (found && rc == 0 && !known(t, cur.ip)) put_last(t, cur.ip);   /* the outermost frame */
             break;
         }
         hp_uw_frame next;
