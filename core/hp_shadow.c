@@ -41,10 +41,12 @@ int hp_shadow_init(void)
     if (hp_vec_reserve(&freed_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&hp_store_.freed_filter_vec, (size_t)1 << 30) != 0 ||
         hp_vec_reserve(&hp_store_.aside_vec, (size_t)1 << 34) != 0 ||
+        hp_vec_reserve(&hp_store_.side_vec, (size_t)1 << 34) != 0 ||
         /* (core/hp_sweep.c, YOUNG_CHUNK entries and their lists: 40 KiB) */
         hp_vec_reserve(&hp_store_.young_vec, (size_t)1 << 20) != 0)
         return -1;
     hp_store_.aside_vec.grow_pct = 10;
+    hp_store_.side_vec.grow_pct = 10;
     return 0;
 }
 
@@ -282,7 +284,9 @@ void hp_shadow_note_resize(uintptr_t base, uint32_t granted, uint32_t req)
 
 void hp_shadow_set_compact(int on)
 {
-    if (table_len == 0) hp_store_.compact = on != 0;   /* (else too late: unchanged) */
+    if (table_len != 0) return;   /* (too late: unchanged) */
+    hp_store_.compact = on != 0;
+    hp_store_.side = on == HP_COMPACT_SIDE;
 }
 
 void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
@@ -302,6 +306,9 @@ void hp_shadow_sweep_done(size_t new_len, size_t nrecs, const hp_same *last)
     size_t unit = hp_shadow_unit();
     if (table.committed > 4 * (table_len * unit) + ((size_t)8 << 20))
         hp_vec_trim(&table, 2 * table_len * unit);
+    size_t side = hp_store_.side ? nrecs * sizeof(hp_rec_side) : 0;
+    if (hp_store_.side_vec.committed > 4 * side + ((size_t)8 << 20))
+        hp_vec_trim(&hp_store_.side_vec, 2 * side);
 }
 
 void hp_shadow_prefork(void)

@@ -82,10 +82,42 @@ typedef struct hp_tlog hp_tlog;
 int hp_shadow_init(void);
 /* Keep the table compact (core/hp_shadow_internal.h, Note [The compact
  * table]): 16 bytes a record (8 for one repeating the record before it),
- * its birth and mode word not kept, and
- * hp_shadow_table not available. For modes that read neither; before the
- * first record enters the table. */
+ * its birth and mode word not kept (on == HP_COMPACT_SIDE: kept in side
+ * entries, below), and hp_shadow_table not available. For modes that read
+ * neither; before the first record enters the table. */
 void hp_shadow_set_compact(int on);
+/* Note [Side entries]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * Mode ldv reads a record's birth and mode word (the LDV word), which the
+ * compact table does not keep, and its fault handlers change the word
+ * while the program runs. With side entries (hp_shadow_set_compact(
+ * HP_COMPACT_SIDE)) the table is compact and each record's birth and word
+ * are kept apart, 8 bytes a record, in an array by the record's ordinal
+ * (its place among the table's records, 0 first: the sweep keeps them in
+ * order, hp_sweep.h), which the sweep moves with the records: 8 bytes
+ * where the record was 32. Every record a reader is handed (the sweep's
+ * observers, hp_shadow_foreach, hp_shadow_foreach_ord) has its birth,
+ * word and HP_REC_UNWATCHED flag filled in from its entry; what a reader
+ * changes in it is lost, so the word and that flag are changed in the
+ * entry (hp_shadow_sides), by ordinal. `bits`: the birth (bits 0-29),
+ * HP_SIDE_OLD (age 2 or more, set by the sweep), HP_SIDE_UNWATCHED (the
+ * record's HP_REC_UNWATCHED). The sweep's observers are told ordinals
+ * (hp_sweep_observer's idx and to) in this mode. */
+#define HP_COMPACT_SIDE 2
+typedef struct hp_rec_side {
+    uint32_t word;
+    uint32_t bits;
+} hp_rec_side;
+#define HP_SIDE_BIRTH 0x3fffffffu
+#define HP_SIDE_OLD 0x40000000u
+#define HP_SIDE_UNWATCHED 0x80000000u
+/* The side entries (records 0..*n-1, by ordinal; their base never moves),
+ * or NULL when the table keeps none. */
+hp_rec_side *hp_shadow_sides(size_t *n);
+/* Visit the table's records from ordinal `from` on, in order, each a copy
+ * (side entries filled in) with its ordinal. Owner context. */
+typedef void (*hp_ord_fn)(hp_rec *r, size_t ord, void *ctx);
+void hp_shadow_foreach_ord(size_t from, hp_ord_fn fn, void *ctx);
 
 /* --- thread side --- */
 hp_tlog *hp_shadow_log_new(void);          /* for a new thread; NULL if out of memory */
@@ -134,8 +166,10 @@ void hp_shadow_sweep(hp_live_fn live, hp_visit_fn visit, void *ctx);
  * compact table's records are visited as copies). */
 void hp_shadow_foreach(hp_visit_fn visit, void *ctx);
 
-/* The table, read-only for the traversal and ldv's index (records
- * 0..*len-1; owner context; never compact). The sweep itself is hp_sweep
+/* The table, read-only for the traversal and, in mode retainer with
+ * bands=, ldv's index (records 0..*len-1; owner context); NULL when the
+ * table is compact (mode ldv reads its records through
+ * hp_shadow_foreach_ord and hp_shadow_sides). The sweep itself is hp_sweep
  * (hp_sweep.h). */
 hp_rec *hp_shadow_table(size_t *len);
 int hp_shadow_has_frees(void);    /* frees or in-place resizes noted since the sweep */

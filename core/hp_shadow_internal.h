@@ -17,7 +17,8 @@
 /* Note [The compact table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * In modes cc, module and kind, without rset=, nothing reads a record's
- * birth or mode word (Note [The mode word]): the table then holds each
+ * birth or mode word (Note [The mode word]), and mode ldv reads them from
+ * side entries (hp_shadow.h, Note [Side entries]): the table then holds each
  * record in the log's forms (Note [The log's entries]) instead of a
  * 32-byte hp_rec (hp_store_.compact), with the age (bits 56-58) and the
  * flags (bits 59-63) where the log keeps the birth: 16 bytes a record, 8
@@ -136,6 +137,8 @@ typedef struct hp_store {
     uint32_t aside_p0;
     hp_lsame aside_st;
     int compact;                            /* Note [The compact table] */
+    int side;                               /* hp_shadow.h, Note [Side entries] */
+    hp_vec side_vec;                        /* hp_rec_side[table_recs] */
     /* A sweep's young survivors written short, sorted before they are
      * written (core/hp_sweep.c, Note [Young survivors grouped by site]):
      * short entries, two words each. */
@@ -155,6 +158,42 @@ typedef struct hp_store {
     _Atomic(hp_chunk *) pool;               /* recycled chunks (hp_shadow.c) */
 } hp_store;
 extern hp_store hp_store_;
+
+/* Side entries (hp_shadow.h, Note [Side entries]): the birth, word and
+ * unwatched flag of record `ord` into *r; ... of *r into entry `ord` (0,
+ * or -1 when out of memory). */
+static inline void hp_side_get(hp_rec *r, size_t ord)
+{
+    const hp_rec_side *e = (const hp_rec_side *)hp_store_.side_vec.base + ord;
+    uint32_t bits = __atomic_load_n(&e->bits, __ATOMIC_RELAXED);
+    r->word = __atomic_load_n(&e->word, __ATOMIC_RELAXED);
+    r->birth = bits & HP_SIDE_BIRTH;
+    if (bits & HP_SIDE_UNWATCHED) r->flags |= HP_REC_UNWATCHED;
+}
+
+static inline int hp_side_put(size_t ord, const hp_rec *r)
+{
+    hp_vec *v = &hp_store_.side_vec;
+    if ((ord + 1) * sizeof(hp_rec_side) > v->committed &&
+        hp_vec_ensure(v, (ord + 1) * sizeof(hp_rec_side)) != 0)
+        return -1;
+    hp_rec_side *e = (hp_rec_side *)v->base + ord;
+    e->word = r->word;
+    e->bits = (r->birth & HP_SIDE_BIRTH) | (r->age >= 2 ? HP_SIDE_OLD : 0) |
+              ((r->flags & HP_REC_UNWATCHED) ? HP_SIDE_UNWATCHED : 0);
+    return 0;
+}
+
+/* What of *r the compact table keeps when the rest is in its side entry:
+ * no word, no unwatched flag. */
+static inline const hp_rec *hp_side_strip(const hp_rec *r, hp_rec *copy)
+{
+    if (!hp_store_.side) return r;
+    *copy = *r;
+    copy->word = 0;
+    copy->flags &= (uint8_t)~HP_REC_UNWATCHED;
+    return copy;
+}
 
 /* Give a chunk back to the pool: a lock-free push (see hp_shadow.c). */
 static inline void hp_shadow_chunk_put(hp_chunk *c)

@@ -64,8 +64,15 @@ static int table_push_many(const hp_rec *r, size_t n)
     if (hp_store_.compact) {
         uint64_t *t = hp_shadow_room(table_len + HP_LONG_WORDS * n);
         if (!t) return -1;
-        for (size_t i = 0; i < n; i++) table_len += hp_tab_put(t + table_len, &r[i], &table_last);
-        hp_store_.table_recs += n;
+        for (size_t i = 0; i < n; i++) {
+            hp_rec c;
+            if (hp_store_.side && hp_side_put(hp_store_.table_recs, &r[i]) != 0) {
+                hp_shadow_lost_recs(&r[i], 1);
+                continue;
+            }
+            table_len += hp_tab_put(t + table_len, hp_side_strip(&r[i], &c), &table_last);
+            hp_store_.table_recs++;
+        }
         return 0;
     }
     hp_rec *t = hp_shadow_room(table_len + n);
@@ -373,12 +380,59 @@ static void foreach_compact(hp_visit_fn visit, void *ctx, int unfreed)
     const uint64_t *t = (const uint64_t *)table.base;
     size_t len = table_len;
     hp_same st = {0};
+    size_t ord = 0, nside = hp_store_.side ? hp_store_.table_recs : 0;
     for (size_t i = 0; i < len;) {
         if (i + hp_ent_words(t[i]) > len) break;   /* (peek: a table a sweep is rewriting) */
         hp_rec r;
         size_t at = i;
         i += hp_tab_get(&t[i], &r, &st);
+        if (ord < nside) hp_side_get(&r, ord);
+        ord++;
         if (!unfreed || !was_freed(&r, at)) visit(&r, HP_EV_SURVIVED, ctx);
+    }
+}
+
+hp_rec_side *hp_shadow_sides(size_t *n)
+{
+    *n = hp_store_.side ? hp_store_.table_recs : 0;
+    return hp_store_.side ? (hp_rec_side *)hp_store_.side_vec.base : NULL;
+}
+
+void hp_shadow_foreach_ord(size_t from, hp_ord_fn fn, void *ctx)
+{
+    const uint64_t *t = (const uint64_t *)table.base;
+    size_t len = table_len, ord = 0;
+    if (!hp_store_.compact) {
+        for (size_t i = from; i < len; i++) {
+            hp_rec r = table_recs()[i];
+            fn(&r, i, ctx);
+        }
+        return;
+    }
+    hp_same st = {0};
+    size_t i = 0;
+    /* Whole entries before `from` are passed over undecoded, but for
+     * those a same entry after them repeats (short ones), and a run's
+     * objects count at once (Note [Runs down a block]). */
+    while (i < len && ord < from) {
+        uint64_t w = t[i];
+        if ((w & 15) == HP_LOG_SAME && st.run == 0) {
+            size_t k = (size_t)hp_run_extra(w) + 1;
+            if (ord + k > from) break;
+            ord += k;
+            i++;
+            continue;
+        }
+        hp_rec r;
+        i += hp_tab_get(&t[i], &r, &st);
+        ord++;
+    }
+    for (; i < len;) {
+        hp_rec r;
+        i += hp_tab_get(&t[i], &r, &st);
+        if (hp_store_.side) hp_side_get(&r, ord);
+        if (ord >= from) fn(&r, ord, ctx);
+        ord++;
     }
 }
 
@@ -453,9 +507,15 @@ void hp_shadow_peek(hp_visit_fn visit, void *ctx)
 
 size_t hp_shadow_records(void) { return hp_store_.compact ? hp_store_.table_recs : table_len; }
 
-size_t hp_shadow_record_bytes(void) { return hp_store_.compact ? 16 : sizeof(hp_rec); }
+size_t hp_shadow_record_bytes(void)
+{
+    return hp_store_.compact ? 16 + (hp_store_.side ? sizeof(hp_rec_side) : 0) : sizeof(hp_rec);
+}
 
-size_t hp_shadow_bytes(void) { return table.committed + freed_vec.committed; }
+size_t hp_shadow_bytes(void)
+{
+    return table.committed + freed_vec.committed + hp_store_.side_vec.committed;
+}
 size_t hp_shadow_log_bytes(void) { return meta_arena.vec.committed; }
 
 

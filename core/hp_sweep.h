@@ -44,7 +44,9 @@ typedef struct hp_sweep_observer {
      * log). Called before it is dropped. */
     void (*gone)(void *ctx, const hp_rec *r, hp_event ev, size_t idx, int in_table);
     /* A survivor moves from index `idx` to table slot `to` (<= idx), after
-     * it has aged and been copied there. (No ctx: it is called for every
+     * it has aged and been copied there (with side entries, both are
+     * ordinals: core/hp_shadow.h, Note [Side entries]; `idx` is so in
+     * every call). (No ctx: it is called for every
      * survivor, so a scheme's function is called directly.) */
     void (*moved)(size_t idx, size_t to);
     /* At a census: is this live record in it? (filters; labels other than

@@ -360,6 +360,8 @@ int hp_prof_write(int fd, const hp_prof_summary *s, const hp_ccs_stats *stats,
     hp_buf_str(b, " bytes a record");
     if (s->record_bytes == 16)
         hp_buf_str(b, " (8 where it repeats the stack, sizes and kind of the one before; 8 for a run of up to 256 such, each one size below the last, as a block is handed out)");
+    else if (s->record_bytes == 24)
+        hp_buf_str(b, " (16 in the table, 8 where it repeats the stack, sizes and kind of the one before, 8 for a run of up to 256 such, each one size below the last, as a block is handed out; and 8 beside it, its birth and LDV word)");
     hp_buf_str(b, "; at the peak ");
     hp_buf_u64(b, s->shadow_bytes);
     hp_buf_str(b, " bytes for ");
