@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 hp_ldv_state hp_ldv;
+hp_rec_side *hp_ldv_rsides;
 
 #define census_vec hp_ldv_bio_.census_vec
 #define ncensus hp_ldv_bio_.ncensus
@@ -48,6 +49,11 @@ static void postfork_child(void)
     x->n = 0;
     x->labels = 0;
     size_t len;
+    if (hp_ldv_rsides) {
+        hp_rec_side *sd = hp_shadow_sides(&len);
+        for (size_t i = 0; i < len; i++) sd[i].word = sd[i].bits = 0;
+        return;
+    }
     hp_rec *recs = hp_shadow_table(&len);
     for (size_t i = 0; i < len; i++) {
         recs[i].birth = 0;
@@ -77,6 +83,8 @@ int hp_ldv_init(char *err, unsigned long errlen)
     hp_ldv.budget_floor_ns = hp_rt.cfg.ldv_budget > 0 ? (uint64_t)(hp_rt.cfg.ldv_floor * 1e9) : 0;
     hp_ldv.budget_floor_faults = hp_rt.cfg.ldv_budget > 0 ? (uint64_t)hp_rt.cfg.ldv_floor_faults : 0;
     hp_ldv.within_budget = hp_rt.cfg.ldv_budget > 0;
+    size_t nsides;
+    hp_ldv_rsides = hp_shadow_sides(&nsides);   /* (mode ldv: Note [Side entries]) */
     if (hp_vec_reserve(&census_vec, (size_t)1 << 34) != 0 ||
         hp_vec_ensure(&census_vec, 4 * sizeof(hp_ldv_census)) != 0 ||
         hp_vec_reserve(&cost_vec, (size_t)1 << 32) != 0 ||

@@ -127,9 +127,9 @@ uint32_t hp_ldv_death_quiet_from(uint32_t d)
 
 /* Tracking ends at census t: the object's biography so far is settled as
  * if it died after census t-1; from census t on it is INHERENT_USE. */
-void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
+void hp_ldv_make_inherent(hp_rec *r, size_t idx, uint32_t t)
 {
-    uint32_t *wp = hp_ldv_word_of(r);
+    uint32_t *wp = hp_ldv_word_at(r, idx);
     uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     if (w & HP_LDV_INHERENT) return;
     if (t > 0) {
@@ -146,12 +146,11 @@ void hp_ldv_make_inherent(hp_rec *r, uint32_t t)
  * it was seen used, a use then would have shown from census p+1, so the
  * LAG of censuses p+1 .. q is uncertain. (The census array only grows, in
  * place: its entries up to the current period are set.) */
-static void lag_seen(const hp_rec *r, uint32_t w, uint32_t q)
+static void lag_seen(uint32_t b, uint32_t granted, uint32_t w, uint32_t q)
 {
-    uint32_t b = r->birth;
     if (q <= b || q > ncensus) return;
     const census *c = cen();
-    double g = (double)r->granted;
+    double g = (double)granted;
     atomic_fetch_add_explicit(&hp_ldv.lag_bus, (uint64_t)(g * (c[q].time - c[b].time) * 1e6),
                               memory_order_relaxed);
     uint32_t stamp = w & HP_LDV_PERIOD;
@@ -165,12 +164,22 @@ static void lag_seen(const hp_rec *r, uint32_t w, uint32_t q)
 
 int hp_ldv_use(const hp_ldv_ent *e, int is_write)
 {
-    hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(e)];
-    if (r->base != hp_ldv_ent_base(e)) return 0;   /* not the record indexed (cannot happen) */
+    size_t idx = hp_ldv_ent_idx(e);
+    hp_rec *r = NULL;
+    hp_rec_side *sd = NULL;
+    uint32_t birth;
+    if (hp_ldv_rsides) {   /* (its entry: Note [Side entries]) */
+        sd = &hp_ldv_rsides[idx];
+        birth = __atomic_load_n(&sd->bits, __ATOMIC_RELAXED) & HP_SIDE_BIRTH;
+    } else {
+        r = &hp_ldv.recs[idx];
+        if (r->base != hp_ldv_ent_base(e)) return 0;   /* not the record indexed (cannot happen) */
+        birth = r->birth;
+    }
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
-    if (is_write && r->birth >= period) return -1;   /* initialisation */
+    if (is_write && birth >= period) return -1;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
-    uint32_t *wp = hp_ldv_word_at(r, hp_ldv_ent_idx(e));
+    uint32_t *wp = hp_ldv_word_at(r, idx);
     uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     /* The index's bit: nothing left to learn of this object this period
      * (the next pass inside the period need not protect it). */
@@ -183,7 +192,14 @@ int hp_ldv_use(const hp_ldv_ent *e, int is_write)
         if (__atomic_compare_exchange_n(wp, &w, want, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             atomic_fetch_add_explicit(&hp_ldv.uses, 1, memory_order_relaxed);
-            if (!(w & HP_LDV_USED)) lag_seen(r, w, period & HP_LDV_PERIOD);
+            if (!(w & HP_LDV_USED))
+                lag_seen(birth, sd ? hp_ldv_ent_size(e) : r->granted, w, period & HP_LDV_PERIOD);
+            if (sd) {
+                uint32_t bits = __atomic_load_n(&sd->bits, __ATOMIC_RELAXED);
+                if (bits & HP_SIDE_UNWATCHED)
+                    __atomic_fetch_and(&sd->bits, ~HP_SIDE_UNWATCHED, __ATOMIC_RELAXED);
+                return (bits & HP_SIDE_OLD) ? 2 : 1;
+            }
             if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)
                 __atomic_fetch_and(&r->flags, (uint8_t)~HP_REC_UNWATCHED, __ATOMIC_RELAXED);
             return __atomic_load_n(&r->age, __ATOMIC_RELAXED) >= 2 ? 2 : 1;
@@ -221,12 +237,12 @@ static inline int entry_used(size_t i)
  * the mark); never used yet, its word keeps the first period its LAG is
  * uncertain from (a use racing this is kept: the exchange fails on its
  * word). INHERENT_USE objects are left alone. */
-static inline void unwatch(hp_rec *r, uint32_t *wp, uint32_t period)
+static inline void unwatch(hp_rec *r, size_t idx, uint32_t period)
 {
+    uint32_t *wp = hp_ldv_word_at(r, idx);
     uint32_t w = __atomic_load_n(wp, __ATOMIC_RELAXED);
     if ((w & HP_LDV_INHERENT) || used_in(w, period)) return;
-    if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED))
-        __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+    hp_ldv_set_unwatched(r, idx);
     if (!(w & (HP_LDV_USED | HP_LDV_PERIOD)))
         __atomic_compare_exchange_n(wp, &w, ((period & HP_LDV_PERIOD) + 1) & HP_LDV_PERIOD, 0,
                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -244,24 +260,38 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
      * others' records are asked for all at once first. */
     for (size_t i = first; i < end; i++) {
         if (entry_used(i)) continue;
-        __builtin_prefetch(&hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])]);
-        if (hp_ldv_sides) __builtin_prefetch(&hp_ldv_sides[hp_ldv_ent_idx(&hp_ldv.ents[i])]);
+        size_t idx = hp_ldv_ent_idx(&hp_ldv.ents[i]);
+        if (hp_ldv_rsides) {
+            __builtin_prefetch(&hp_ldv_rsides[idx]);
+            continue;
+        }
+        __builtin_prefetch(&hp_ldv.recs[idx]);
+        if (hp_ldv_sides) __builtin_prefetch(&hp_ldv_sides[idx]);
     }
     for (size_t i = first; i < end; i++) {
         if (entry_used(i)) continue;
-        hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])];
-        if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
-        unwatch(r, hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i])), period);
+        size_t idx = hp_ldv_ent_idx(&hp_ldv.ents[i]);
+        hp_rec *r = NULL;
+        if (!hp_ldv_rsides) {
+            r = &hp_ldv.recs[idx];
+            if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
+        }
+        unwatch(r, idx, period);
     }
 }
 
 void hp_ldv_all_unwatched(hp_rec *recs, size_t n, uint32_t period)
 {
+    if (hp_ldv_rsides) {   /* (recs NULL: the side entries, n of them) */
+        for (size_t i = 0; i < n; i++)
+            if ((hp_ldv_rsides[i].bits & HP_SIDE_BIRTH) < period) unwatch(NULL, i, period);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         hp_rec *r = &recs[i];
         /* (Made in the period: its creation period is never watched.) */
         if (r->granted == 0 || r->birth >= period) continue;
-        unwatch(r, hp_ldv_word_at(r, i), period);
+        unwatch(r, i, period);
     }
 }
 
@@ -277,9 +307,13 @@ int hp_ldv_page_settled(uintptr_t page)
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv_ent_base(&hp_ldv.ents[i]) < end; i++) {
         if (entry_used(i)) continue;   /* (without reading its record) */
-        hp_rec *r = &hp_ldv.recs[hp_ldv_ent_idx(&hp_ldv.ents[i])];
-        if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
-        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i])), __ATOMIC_RELAXED);
+        size_t idx = hp_ldv_ent_idx(&hp_ldv.ents[i]);
+        hp_rec *r = NULL;
+        if (!hp_ldv_rsides) {
+            r = &hp_ldv.recs[idx];
+            if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
+        }
+        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, idx), __ATOMIC_RELAXED);
         if (w & HP_LDV_INHERENT) continue;
         if (!used_in(w, period)) return 0;
     }

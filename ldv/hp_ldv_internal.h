@@ -14,6 +14,8 @@
 #include "core/hp_sys.h"
 #include "core/hp_buf.h"
 #include "core/hp_mem.h"
+#include "core/hp_real.h"
+#include "core/hp_shadow.h"
 
 /* The LDV word (hp_rec.word in ldv mode; Note [The mode word] in
  * core/hp_shadow.h): the creation period is the
@@ -45,9 +47,29 @@ extern hp_ldv_side *hp_ldv_sides;
 hp_ldv_side *hp_ldv_side_of(const hp_rec *r);
 /* The LDV word of table record idx / of record r (the fault handlers use
  * the first: their records are indexed, so their slots exist). */
+/* Mode ldv keeps its records in the compact table with side entries
+ * (core/hp_shadow.h, Note [Side entries]): hp_ldv_rsides, the entries,
+ * by ordinal -- an index entry's idx -- where the handlers read a
+ * record's birth and change its word; the records the sweep and
+ * hp_shadow_foreach_ord hand out are copies. NULL in mode retainer with
+ * bands=, whose table holds hp_rec (hp_ldv.recs, by index). */
+extern hp_rec_side *hp_ldv_rsides;
 static inline uint32_t *hp_ldv_word_at(hp_rec *r, size_t idx)
 {
-    return hp_ldv_sides ? &hp_ldv_sides[idx].word : &r->word;
+    return hp_ldv_sides ? &hp_ldv_sides[idx].word
+           : hp_ldv_rsides ? &hp_ldv_rsides[idx].word : &r->word;
+}
+/* Record r (table index idx; NULL in mode ldv: ordinal idx) may have had
+ * a use no fault saw. */
+static inline void hp_ldv_set_unwatched(hp_rec *r, size_t idx)
+{
+    if (!r) {
+        uint32_t *b = &hp_ldv_rsides[idx].bits;
+        if (!(__atomic_load_n(b, __ATOMIC_RELAXED) & HP_SIDE_UNWATCHED))
+            __atomic_fetch_or(b, HP_SIDE_UNWATCHED, __ATOMIC_RELAXED);
+    } else if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & HP_REC_UNWATCHED)) {
+        __atomic_fetch_or(&r->flags, (uint8_t)HP_REC_UNWATCHED, __ATOMIC_RELAXED);
+    }
 }
 static inline uint32_t *hp_ldv_word_of(const hp_rec *r)
 {
@@ -100,7 +122,11 @@ void hp_ldv_cross_add(uint32_t l, uint32_t t, int64_t delta);
  * The object's size is its record's granted bytes (hp_ldv_ent_size): read
  * for the one entry a search ends on, whose record the use reads next
  * anyway. 16 bytes an entry before (base, size, idx): trees.c 18 held 16.8
- * MB of index and 5.5 MB of entries added since the pass at its peak. */
+ * MB of index and 5.5 MB of entries added since the pass at its peak.
+ * In mode ldv the table is compact (core/hp_shadow.h, Note [Side
+ * entries]): idx is the record's ordinal, its side entry's place, and the
+ * size is the collector's for the block (GC_base, then GC_size: what the
+ * record's granted bytes were set from). */
 typedef struct hp_ldv_ent {
     uint32_t gran;    /* (base - origin) / 16 */
     uint32_t idx;     /* record index | HP_LDV_ENT_PAST */
@@ -291,6 +317,16 @@ static inline uintptr_t hp_ldv_ent_base(const hp_ldv_ent *e)
 }
 static inline uint32_t hp_ldv_ent_size(const hp_ldv_ent *e)
 {
+    if (hp_ldv_rsides) {
+        /* Mode ldv keeps no size by ordinal: the collector's block header
+         * gives it (no lock; GC_base first, which says 0 where the block
+         * is free -- an object the program freed since the pass, whose
+         * header may be gone: GC_size would read through NULL there). */
+        void *b = (void *)hp_ldv_ent_base(e);
+        if (hp_real.GC_base(b) != b) return 0;
+        size_t g = hp_real.GC_size(b);
+        return g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
+    }
     return hp_ldv.recs[hp_ldv_ent_idx(e)].granted;
 }
 /* addr's granule above the origin, saturated: entries whose gran is at
@@ -584,7 +620,7 @@ int hp_ldv_page_first_shared_open(uintptr_t page, const hp_ldv_run *run);
 /* Every object overlapping [p, p+n) (a system call's buffer). */
 void hp_ldv_use_range(uintptr_t p, size_t n, int is_write);
 /* Mark a record inherent at census t (it could not be protected). */
-void hp_ldv_make_inherent(hp_rec *r, uint32_t t);
+void hp_ldv_make_inherent(hp_rec *r, size_t idx, uint32_t t);
 
 /* hp_ldv_trap.c: install the handlers. */
 int hp_ldv_trap_init(char *err, unsigned long errlen);

@@ -36,6 +36,7 @@ static hp_vec ents_vec, tmp_vec, runs_vec, first_vec, count_vec;
 /* Where the sweep put each record (Note [Kept bits]): a bit per old
  * index, set if it was kept; and, built by the pass, the kept before each
  * word of them. */
+static hp_vec inh_vec;                /* bits by ordinal: made INHERENT_USE (mode ldv) */
 static hp_vec kept_vec;               /* uint64_t[old idx / 64] */
 static hp_vec rank_vec;               /* uint32_t[old idx / 64] */
 static hp_vec bits_vec;               /* used_bits of the index in ents_vec */
@@ -68,6 +69,7 @@ int hp_ldv_prot_init(void)
     if (hp_vec_reserve(&ents_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&tmp_vec, (size_t)1 << 36) != 0 ||
         hp_vec_reserve(&kept_vec, (size_t)1 << 32) != 0 ||
+        hp_vec_reserve(&inh_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&rank_vec, (size_t)1 << 32) != 0 ||
         hp_vec_reserve(&bits_vec, (size_t)1 << 30) != 0 ||
         hp_vec_reserve(&runs_vec, (size_t)1 << 34) != 0 ||
@@ -142,7 +144,7 @@ void hp_ldv_collection_start(void)
      * protected in it, so no use of an object made before it was seen. */
     if (hp_ldv.resting) {
         size_t len;
-        hp_rec *recs = hp_shadow_table(&len);
+        hp_rec *recs = hp_ldv_rsides ? (hp_shadow_sides(&len), NULL) : hp_shadow_table(&len);
         hp_ldv_all_unwatched(recs, len, atomic_load(&hp_rt.period));
         hp_ldv.resting = 0;
     }
@@ -407,6 +409,57 @@ static int rest_now(uint64_t *mut_out)
     return spent > allow;
 }
 
+/* Mode ldv's records are copies handed out in order (core/hp_shadow.h,
+ * Note [Side entries]): the pass reads them through these. */
+typedef struct ord_pass {
+    uintptr_t origin;     /* the lowest base so far / the entries' origin */
+    hp_ldv_ent *ents;     /* where entries go (n so far, room for room) */
+    size_t n, room;
+    int grow;             /* ents is tmp_vec's, which may grow */
+    int failed;           /* an entry could not be made or placed */
+    uint32_t next;        /* (objects made INHERENT_USE from then on) */
+    const uint64_t *marks;/* inherent_marked: a bit per ordinal */
+} ord_pass;
+
+static void lowest_base(hp_rec *r, size_t ord, void *ctx)
+{
+    (void)ord;
+    ord_pass *p = ctx;
+    if (r->granted != 0 && r->base < p->origin) p->origin = r->base;
+}
+
+static inline int make_ent(hp_ldv_ent *x, uintptr_t origin, const hp_rec *r, size_t i);
+
+/* An entry for each record (a whole build: one it cannot index is made
+ * INHERENT_USE; an update: the pass is given up for a whole build). */
+static void ent_of(hp_rec *r, size_t ord, void *ctx)
+{
+    ord_pass *p = ctx;
+    if (r->granted == 0 || p->failed) return;
+    if (p->n == p->room) {
+        if (!p->grow || hp_vec_ensure(&tmp_vec, (p->n + 1) * sizeof(hp_ldv_ent)) != 0) {
+            p->failed = 1;
+            return;
+        }
+        p->ents = (hp_ldv_ent *)tmp_vec.base;
+        p->room = tmp_vec.committed / sizeof(hp_ldv_ent);
+    }
+    if (make_ent(&p->ents[p->n], p->origin, r, ord)) p->n++;
+    else if (p->grow) p->failed = 1;
+    else hp_ldv_make_inherent(r, ord, p->next);   /* (not indexed: never seen used) */
+}
+
+static void inherent_all(hp_rec *r, size_t ord, void *ctx)
+{
+    hp_ldv_make_inherent(r, ord, *(const uint32_t *)ctx);
+}
+
+static void inherent_marked(hp_rec *r, size_t ord, void *ctx)
+{
+    ord_pass *p = ctx;
+    if ((p->marks[ord >> 6] >> (ord & 63)) & 1) hp_ldv_make_inherent(r, ord, p->next);
+}
+
 void hp_ldv_protect(void)
 {
     if (!hp_ldv.active) return;
@@ -423,9 +476,13 @@ void hp_ldv_protect(void)
             atomic_store(&hp_ldv.stopped, 1);
         }
         size_t len;
-        hp_rec *recs = hp_shadow_table(&len);
         uint32_t next = atomic_load(&hp_rt.period) + 1;
-        for (size_t i = 0; i < len; i++) hp_ldv_make_inherent(&recs[i], next);
+        if (hp_ldv_rsides) {
+            hp_shadow_foreach_ord(0, inherent_all, &next);
+        } else {
+            hp_rec *recs = hp_shadow_table(&len);
+            for (size_t i = 0; i < len; i++) hp_ldv_make_inherent(&recs[i], i, next);
+        }
         index_valid = 0;
         return;
     }
@@ -440,7 +497,9 @@ void hp_ldv_protect(void)
     settled_on = hp_ldv.passes > 0 && period_now == settled_period;
     settled_period = period_now;
     size_t len;
-    hp_rec *recs = hp_shadow_table(&len);
+    /* (mode ldv: no table of hp_rec, the records by ordinal, len of them) */
+    hp_rec *recs = hp_ldv_rsides ? NULL : hp_shadow_table(&len);
+    if (hp_ldv_rsides) len = hp_shadow_records();
     hp_ldv.recs = recs;   /* (the entries' sizes, while the pass builds) */
     uint32_t next = period_now + 1;   /* (objects made INHERENT_USE from then on) */
     runs_cap = runs_vec.committed / sizeof(hp_ldv_run);
@@ -488,22 +547,42 @@ void hp_ldv_protect(void)
          * entries]); one too far above it sends the pass to a whole
          * build. */
         uintptr_t origin = hp_ldv.origin;
-        for (size_t i = indexed_len; i < remap_len; i++) {
-            uint32_t to = remap_of(kept, rank, i);
-            if (to != UINT32_MAX && recs[to].granted != 0 && recs[to].base < origin)
-                origin = recs[to].base & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
+        /* (mode ldv: the records added since are the table's from ordinal
+         * `since` on, the kept before them being the old index's) */
+        size_t since = kept_n;
+        if (indexed_len < remap_len)
+            since = rank[indexed_len >> 6] +
+                    hp_popcount64(kept[indexed_len >> 6] & (((uint64_t)1 << (indexed_len & 63)) - 1));
+        if (hp_ldv_rsides) {
+            ord_pass p = {.origin = origin};
+            if (since < len) hp_shadow_foreach_ord(since, lowest_base, &p);
+            origin = p.origin & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
+        } else {
+            for (size_t i = indexed_len; i < remap_len; i++) {
+                uint32_t to = remap_of(kept, rank, i);
+                if (to != UINT32_MAX && recs[to].granted != 0 && recs[to].base < origin)
+                    origin = recs[to].base & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
+            }
         }
         uint64_t shift = (hp_ldv.origin - origin) >> HP_LDV_GRAN_SHIFT;
         if (index_n && (uint64_t)e[index_n - 1].gran + shift > UINT32_MAX) goto full;
-        for (size_t i = indexed_len; i < remap_len; i++) {
-            uint32_t to = remap_of(kept, rank, i);
-            if (to == UINT32_MAX || recs[to].granted == 0) continue;
-            if (__builtin_expect(nadd == room, 0)) {   /* grows geometrically */
-                if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
-                room = tmp_vec.committed / sizeof(hp_ldv_ent);
+        if (hp_ldv_rsides) {
+            ord_pass p = {.origin = origin, .ents = add, .room = room, .grow = 1};
+            if (since < len) hp_shadow_foreach_ord(since, ent_of, &p);
+            if (p.failed) goto full;
+            add = p.ents;
+            nadd = p.n;
+        } else {
+            for (size_t i = indexed_len; i < remap_len; i++) {
+                uint32_t to = remap_of(kept, rank, i);
+                if (to == UINT32_MAX || recs[to].granted == 0) continue;
+                if (__builtin_expect(nadd == room, 0)) {   /* grows geometrically */
+                    if (hp_vec_ensure(&tmp_vec, (nadd + 1) * sizeof(hp_ldv_ent)) != 0) goto full;
+                    room = tmp_vec.committed / sizeof(hp_ldv_ent);
+                }
+                if (!make_ent(&add[nadd], origin, &recs[to], to)) goto full;
+                nadd++;
             }
-            if (!make_ent(&add[nadd], origin, &recs[to], to)) goto full;
-            nadd++;
         }
         hp_ldv.origin = origin;
         hp_ldv_sort_ents(add, nadd, work);
@@ -567,13 +646,25 @@ void hp_ldv_protect(void)
         hp_ldv.index_whole++;
         /* The origin: the lowest base (Note [Eight-byte entries]). */
         uintptr_t origin = UINTPTR_MAX;
-        for (size_t i = 0; i < len; i++)
-            if (recs[i].granted != 0 && recs[i].base < origin) origin = recs[i].base;
+        if (hp_ldv_rsides) {
+            ord_pass p = {.origin = origin};
+            hp_shadow_foreach_ord(0, lowest_base, &p);
+            origin = p.origin;
+        } else {
+            for (size_t i = 0; i < len; i++)
+                if (recs[i].granted != 0 && recs[i].base < origin) origin = recs[i].base;
+        }
         hp_ldv.origin = origin & ~(uintptr_t)((1u << HP_LDV_GRAN_SHIFT) - 1);
-        for (size_t i = 0; i < len; i++) {
-            if (recs[i].granted == 0) continue;
-            if (make_ent(&e[n], hp_ldv.origin, &recs[i], i)) n++;
-            else hp_ldv_make_inherent(&recs[i], next);   /* (not indexed: never seen used) */
+        if (hp_ldv_rsides) {
+            ord_pass p = {.origin = hp_ldv.origin, .ents = e, .room = cap, .next = next};
+            hp_shadow_foreach_ord(0, ent_of, &p);
+            n = p.n;
+        } else {
+            for (size_t i = 0; i < len; i++) {
+                if (recs[i].granted == 0) continue;
+                if (make_ent(&e[n], hp_ldv.origin, &recs[i], i)) n++;
+                else hp_ldv_make_inherent(&recs[i], i, next);   /* (not indexed: never seen used) */
+            }
         }
         hp_ldv_sort_ents(e, n, work);
         memset(bits, 0, ((len + 64) / 64) * sizeof(uint64_t));
@@ -635,18 +726,33 @@ void hp_ldv_protect(void)
         min_pages = (size_t)1 << (b + 1);
     }
     size_t out = 0;
+    /* (mode ldv: the records to make INHERENT_USE marked by ordinal, then
+     * made so in one pass over the table) */
+    uint64_t *inh = NULL;
+    if (min_pages && hp_ldv_rsides &&
+        hp_vec_ensure(&inh_vec, ((len + 64) / 64) * sizeof(uint64_t)) == 0) {
+        inh = (uint64_t *)inh_vec.base;
+        memset(inh, 0, ((len + 64) / 64) * sizeof(uint64_t));
+    }
     for (size_t k = 0; k < nr; k++) {
         if (((runs[k].hi - runs[k].lo) >> HP_PAGE_SHIFT) < min_pages) {
             for (uint32_t i = first[k]; i < first[k + 1]; i++)
                 if (hp_ldv_ent_base(&e[i]) < runs[k].hi &&
-                    hp_ldv_ent_base(&e[i]) + hp_ldv_ent_size(&e[i]) > runs[k].lo)
-                    hp_ldv_make_inherent(&recs[hp_ldv_ent_idx(&e[i])], next);
+                    hp_ldv_ent_base(&e[i]) + hp_ldv_ent_size(&e[i]) > runs[k].lo) {
+                    size_t idx = hp_ldv_ent_idx(&e[i]);
+                    if (!hp_ldv_rsides) hp_ldv_make_inherent(&recs[idx], idx, next);
+                    else if (inh) set_bit(inh, idx);
+                }
             hp_ldv.runs_skipped++;
             continue;
         }
         runs[out++] = runs[k];
     }
     nr = out;
+    if (inh) {
+        ord_pass p = {.next = next, .marks = inh};
+        hp_shadow_foreach_ord(0, inherent_marked, &p);
+    }
     /* Per-page counters of fruitless faults (ldv=adaptive). */
     size_t total = 0;
     for (size_t k = 0; k < nr; k++) {

@@ -321,9 +321,11 @@ void hp_ensure_init(void)
             "check ulimit -v", 2);
     /* Modes that read neither a record's birth nor a traversal's label
      * keep 8 to 16 bytes a record (core/hp_shadow_internal.h, Note [The
-     * compact table]; sample='s weights are written whole). */
-    hp_shadow_set_compact((hp_rt.cfg.mode == HP_MODE_CC || hp_rt.cfg.mode == HP_MODE_MODULE ||
-                           hp_rt.cfg.mode == HP_MODE_KIND) && !hp_rt.cfg.filter_rset[0]);
+     * compact table]; sample='s weights are written whole); mode ldv the
+     * same and 8 bytes beside it (core/hp_shadow.h, Note [Side entries]). */
+    hp_shadow_set_compact(hp_rt.cfg.mode == HP_MODE_LDV ? HP_COMPACT_SIDE
+                          : (hp_rt.cfg.mode == HP_MODE_CC || hp_rt.cfg.mode == HP_MODE_MODULE ||
+                             hp_rt.cfg.mode == HP_MODE_KIND) && !hp_rt.cfg.filter_rset[0]);
     if (hp_census_start() != 0) _exit(2);   /* a scheme said why it cannot run */
     hp_capture_init(hp_rt.cfg.unwind, hp_rt.cfg.depth, hp_rt.cfg.frames_by_call);
     hp_thread_init_key();

@@ -15,6 +15,8 @@
 #include "ldv/hp_ldv_internal.h"
 
 hp_ldv_state hp_ldv;
+hp_rec_side *hp_ldv_rsides;   /* (NULL: sizes from hp_ldv.recs) */
+hp_real_fns hp_real;             /* (unused: hp_ldv_rsides is NULL) */
 
 /* The answer, by looking at every record. */
 static const hp_ldv_ent *covering(uintptr_t addr)
