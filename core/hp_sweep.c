@@ -482,6 +482,22 @@ static void young_write(sweep_run *s)
  * program's, which mode ldv's biography would only find had nothing to
  * tell it (never used, born since the last census): quiet_young. */
 
+/* Survivors from index `from` on, k of them, moved to slots from `to` on:
+ * added to the run of moves not yet heard (*m_idx, *m_to, *mk), or that
+ * run heard and this one begun (Note [Survivors in runs]). */
+static inline void hear_moves(const hp_sweep_observer *obs, size_t *m_idx, size_t *m_to,
+                              size_t *mk, size_t from, size_t to, size_t k)
+{
+    if (*mk && *m_idx + *mk == from && *m_to + *mk == to) {
+        *mk += k;
+        return;
+    }
+    if (*mk) obs->moved_run(*m_idx, *m_to, *mk);
+    *m_idx = from;
+    *m_to = to;
+    *mk = k;
+}
+
 /* labelled: the observer hears only the census, labelled by shape
  * (hp_sweep_observer.census_run): a table's runs and records are kept in
  * place as without one. */
@@ -531,16 +547,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
                     size_t k = s->kept - wo;
                     side_run_kept(s, out, ro, wo, k, census && obs ? obs->counted : NULL, t);
                     s->rord = ro + k;
-                    if (obs && obs->moved_run) {
-                        if (mk && m_idx + mk == ro && m_to + mk == wo) {
-                            mk += k;
-                        } else {
-                            if (mk) obs->moved_run(m_idx, m_to, mk);
-                            m_idx = ro;
-                            m_to = wo;
-                            mk = k;
-                        }
-                    }
+                    if (obs && obs->moved_run) hear_moves(obs, &m_idx, &m_to, &mk, ro, wo, k);
                 }
                 out++;
                 continue;
@@ -625,14 +632,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
                 continue;
             }
             if (obs && obs->moved_run) {
-                if (mk && m_idx + mk == oi && m_to + mk == s->kept) {
-                    mk++;
-                } else {
-                    if (mk) obs->moved_run(m_idx, m_to, mk);
-                    m_idx = oi;
-                    m_to = s->kept;
-                    mk = 1;
-                }
+                hear_moves(obs, &m_idx, &m_to, &mk, oi, s->kept, 1);
             } else if (obs && obs->moved) {
                 moving = r;
                 obs->moved(oi, s->kept);
@@ -722,14 +722,7 @@ judge_range(sweep_run *s, hp_rec *recs, size_t n, size_t idx0, int in_table, int
         }
         if (!in_table || out != i) table[out] = *r;
         if (obs && obs->moved_run) {   /* (runs: Note [Survivors in runs]) */
-            if (mk && m_idx + mk == i && m_to + mk == out) {
-                mk++;
-            } else {
-                if (mk) obs->moved_run(m_idx, m_to, mk);
-                m_idx = i;
-                m_to = out;
-                mk = 1;
-            }
+            hear_moves(obs, &m_idx, &m_to, &mk, i, out, 1);
         } else if (obs && obs->moved) {
             obs->moved(i, out);
         }
