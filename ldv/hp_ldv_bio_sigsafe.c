@@ -162,20 +162,26 @@ static void lag_seen(uint32_t b, uint32_t granted, uint32_t w, uint32_t q)
     }
 }
 
+/* The record of index entry e: NULL in mode ldv, whose handlers read the
+ * side entry at its idx instead (Note [Side entries]), else the table's;
+ * 0 when the table's record is no longer the one indexed (cannot
+ * happen). */
+static inline int rec_of_ent(const hp_ldv_ent *e, hp_rec **r)
+{
+    *r = NULL;
+    if (hp_ldv_rsides) return 1;
+    *r = &hp_ldv.recs[hp_ldv_ent_idx(e)];
+    return (*r)->base == hp_ldv_ent_base(e);
+}
+
 int hp_ldv_use(const hp_ldv_ent *e, int is_write)
 {
     size_t idx = hp_ldv_ent_idx(e);
-    hp_rec *r = NULL;
-    hp_rec_side *sd = NULL;
-    uint32_t birth;
-    if (hp_ldv_rsides) {   /* (its entry: Note [Side entries]) */
-        sd = &hp_ldv_rsides[idx];
-        birth = __atomic_load_n(&sd->bits, __ATOMIC_RELAXED) & HP_SIDE_BIRTH;
-    } else {
-        r = &hp_ldv.recs[idx];
-        if (r->base != hp_ldv_ent_base(e)) return 0;   /* not the record indexed (cannot happen) */
-        birth = r->birth;
-    }
+    hp_rec *r;
+    if (!rec_of_ent(e, &r)) return 0;
+    hp_rec_side *sd = r ? NULL : &hp_ldv_rsides[idx];
+    uint32_t birth = sd ? __atomic_load_n(&sd->bits, __ATOMIC_RELAXED) & HP_SIDE_BIRTH
+                        : r->birth;
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     if (is_write && birth >= period) return -1;   /* initialisation */
     uint32_t want = HP_LDV_USED | (period & HP_LDV_PERIOD);
@@ -270,13 +276,8 @@ void hp_ldv_span_unwatched(uintptr_t lo_addr, uintptr_t hi_addr)
     }
     for (size_t i = first; i < end; i++) {
         if (entry_used(i)) continue;
-        size_t idx = hp_ldv_ent_idx(&hp_ldv.ents[i]);
-        hp_rec *r = NULL;
-        if (!hp_ldv_rsides) {
-            r = &hp_ldv.recs[idx];
-            if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
-        }
-        unwatch(r, idx, period);
+        hp_rec *r;
+        if (rec_of_ent(&hp_ldv.ents[i], &r)) unwatch(r, hp_ldv_ent_idx(&hp_ldv.ents[i]), period);
     }
 }
 
@@ -307,13 +308,10 @@ int hp_ldv_page_settled(uintptr_t page)
     uint32_t period = atomic_load_explicit(&hp_rt.period, memory_order_relaxed);
     for (size_t i = first_ent_after(page); i < hp_ldv.nents && hp_ldv_ent_base(&hp_ldv.ents[i]) < end; i++) {
         if (entry_used(i)) continue;   /* (without reading its record) */
-        size_t idx = hp_ldv_ent_idx(&hp_ldv.ents[i]);
-        hp_rec *r = NULL;
-        if (!hp_ldv_rsides) {
-            r = &hp_ldv.recs[idx];
-            if (r->base != hp_ldv_ent_base(&hp_ldv.ents[i])) continue;
-        }
-        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, idx), __ATOMIC_RELAXED);
+        hp_rec *r;
+        if (!rec_of_ent(&hp_ldv.ents[i], &r)) continue;
+        uint32_t w = __atomic_load_n(hp_ldv_word_at(r, hp_ldv_ent_idx(&hp_ldv.ents[i])),
+                                     __ATOMIC_RELAXED);
         if (w & HP_LDV_INHERENT) continue;
         if (!used_in(w, period)) return 0;
     }
